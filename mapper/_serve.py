@@ -1,0 +1,33 @@
+"""`a2map serve`: the runtime's command-line face, with clean failures."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from runtime.mapping import MappingError
+from runtime.serve import ServeOptions, run
+from runtime.store import StoreError
+
+
+def serve_command(mapping: Path, host: str, port: int, store: str | None, ready_json: bool) -> int:
+    if not mapping.is_file():
+        print(f"a2map serve: no such mapping file: {mapping}", file=sys.stderr)
+        return 2
+    options = ServeOptions(
+        mapping_path=mapping, host=host, port=port, store_url=store, ready_json=ready_json
+    )
+    try:
+        run(options)
+    except MappingError as exc:
+        print(f"a2map serve: the mapping cannot be served:\n{exc.render()}", file=sys.stderr)
+        return 2
+    except StoreError as exc:
+        print(f"a2map serve: state store: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"a2map serve: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    return 0

@@ -1,0 +1,104 @@
+"""HTTP plumbing shared by the routes: bodies, segments, JSON replies, error rendering."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+from urllib.parse import unquote
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from runtime.protocol import ProtocolError
+
+BODY_LIMIT = 5 * 1024 * 1024
+log = logging.getLogger("a2app.runtime")
+
+
+def reply(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def error_reply(exc: ProtocolError) -> Response:
+    headers = {"Connection": "close"} if exc.code == "payload_too_large" else None
+    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+
+def headers_of(request: Request) -> dict[str, str]:
+    """Lower-cased names; repeated headers joined with `,` as the protocol says."""
+    out: dict[str, str] = {}
+    for raw_name, raw_value in request.scope["headers"]:
+        name = raw_name.decode("latin-1").lower()
+        value = raw_value.decode("latin-1")
+        out[name] = f"{out[name]},{value}" if name in out else value
+    return out
+
+
+def segments(request: Request, prefix: str) -> list[str]:
+    """Path segments after `prefix`: split first, then percent-decode each (§3)."""
+    raw = request.scope.get("raw_path") or request.url.path.encode()
+    path = raw.decode("latin-1").split("?", 1)[0].rstrip("/")
+    rest = path[len(prefix) :].lstrip("/") if path.startswith(prefix) else ""
+    return [unquote(part) for part in rest.split("/")] if rest else []
+
+
+async def read_body(request: Request) -> dict[str, Any] | None:
+    """The JSON body, capped at 5 MiB; unparsable text becomes `__unparsed__` (§4.1)."""
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > BODY_LIMIT:
+            raise ProtocolError(
+                "payload_too_large",
+                f"The request body exceeds {BODY_LIMIT} bytes.",
+                limitBytes=BODY_LIMIT,
+            )
+        chunks.append(chunk)
+    text = b"".join(chunks).decode("utf-8", errors="replace")
+    if not text.strip():
+        return None
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return {"__unparsed__": text}
+    return parsed if isinstance(parsed, dict) else {"__unparsed__": text}
+
+
+class StripTrailingSlash:
+    """Match every path after stripping trailing slashes, without redirects."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            path = scope["path"]
+            if len(path) > 1 and path.endswith("/"):
+                scope = {**scope, "path": path.rstrip("/") or "/"}
+        await self.app(scope, receive, send)
+
+
+class HostGuard:
+    """Refuse a foreign Host before any route runs (DNS-rebinding defence)."""
+
+    def __init__(self, app: ASGIApp, allowed: Any) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = None
+            for name, value in scope["headers"]:
+                if name == b"host":
+                    host = value.decode("latin-1")
+                    break
+            if not self.allowed(host):
+                response = error_reply(
+                    ProtocolError("forbidden_host", f"Host {host} is not allowed.")
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

@@ -1,0 +1,129 @@
+"""Record reads through the planner: pushed down where the mapping allows, checked here."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping as AbcMapping
+from datetime import UTC, datetime
+from typing import Any
+
+from runtime.mapping import Entity
+from runtime.protocol import ProtocolError
+from runtime.protocol._describe import label_of
+from runtime.query import (
+    EntityResolver,
+    Paging,
+    compile_filter,
+    compile_sort,
+    parse_fields,
+    parse_filter,
+    parse_paging,
+    parse_sort,
+    project_fields,
+)
+from runtime.query._plan import Plan, plan
+
+from ._http import log
+from ._state import RuntimeState
+
+_PAGED_STYLES = ("page", "offset")
+
+
+async def fetch_record(state: RuntimeState, entity: Entity, record_id: str) -> dict[str, Any]:
+    record = await state.upstream.get_record(entity, record_id)
+    if record is None:
+        raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
+    return record
+
+
+async def lookup_labels(
+    state: RuntimeState, target: Entity, ids: list[str]
+) -> list[dict[str, Any]]:
+    """`{id, label}` per id; a dangling id is still listed, with label null."""
+    records = await asyncio.gather(*(state.upstream.get_record(target, i) for i in ids))
+    return [
+        {"id": i, "label": label_of(target, r) if r is not None else None}
+        for i, r in zip(ids, records, strict=True)
+    ]
+
+
+def _page_doc(items: list[Any], paging: Paging, total: int | None) -> dict[str, Any]:
+    if paging.skip_total or total is None:
+        total_items = total_pages = -1
+    else:
+        total_items = total
+        total_pages = (total + paging.per_page - 1) // paging.per_page
+    return {
+        "page": paging.page,
+        "perPage": paging.per_page,
+        "totalItems": total_items,
+        "totalPages": total_pages,
+        "items": items,
+    }
+
+
+async def list_records(
+    state: RuntimeState, entity: Entity, query: AbcMapping[str, str]
+) -> dict[str, Any]:
+    filter_text = query.get("filter", "")
+    sort_text = query.get("sort", "")
+    if query.get("expand"):
+        raise ProtocolError(
+            "invalid_filter", "expand is not supported by this runtime yet.", got=query["expand"]
+        )
+    expr = parse_filter(filter_text)
+    sort = parse_sort(sort_text)
+    paging = parse_paging(query.get("page"), query.get("perPage"), query.get("skipTotal"))
+    picks = parse_fields(query.get("fields", ""))
+    resolver = EntityResolver(entity, state.mapping.entities)
+    predicate = compile_filter(expr, resolver, now=datetime.now(UTC), text=filter_text or None)
+    sorter = compile_sort(sort, resolver, text=sort_text or None)
+    can_page = state.mapping.upstream.pagination.style in _PAGED_STYLES
+    the_plan = plan(entity, expr, sort, state.upstream.dialect, can_page=can_page)
+
+    doc: dict[str, Any] | None = None
+    if the_plan.delegate:
+        page = await state.upstream.list_page(
+            entity, the_plan.params, page=paging.page, per_page=paging.per_page
+        )
+        kept = [r for r in page.records if predicate(r)]
+        if len(kept) != len(page.records):
+            state.drift += 1
+            log.warning(
+                "pushdown drift on %s: the upstream returned %d records the filter rejects; "
+                "answering from a local scan",
+                entity.name,
+                len(page.records) - len(kept),
+            )
+        elif page.total is not None or paging.skip_total:
+            doc = _page_doc(kept, paging, page.total)
+    if doc is None:
+        doc = await _local(state, entity, the_plan, predicate, sorter, paging, filter_text)
+    if picks:
+        doc["items"] = [project_fields(r, picks) for r in doc["items"]]
+    return doc
+
+
+async def _local(
+    state: RuntimeState,
+    entity: Entity,
+    the_plan: Plan,
+    predicate: Any,
+    sorter: Any,
+    paging: Paging,
+    filter_text: str,
+) -> dict[str, Any]:
+    limit = state.mapping.serve.scan_limit
+    scan = state.upstream.scan(entity, the_plan.params, limit=limit)
+    matched = [r async for r in scan if predicate(r)]
+    if scan.truncated:
+        raise ProtocolError(
+            "invalid_filter",
+            f"Answering this query would need more than {limit} {entity.name} records checked "
+            "here, because the upstream cannot narrow it; add a condition the mapping pushes "
+            f"down ({', '.join(sorted(entity.filters)) or 'none declared'}).",
+            got=filter_text,
+        )
+    ordered = sorter(matched)
+    window = ordered[paging.offset : paging.offset + paging.per_page]
+    return _page_doc(window, paging, len(ordered))

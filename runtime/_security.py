@@ -1,0 +1,170 @@
+"""Host guard, Origin guard, credentials, scopes and rate limits (protocol §16 to §18)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from runtime.mapping import Mapping
+from runtime.protocol import ProtocolError
+from runtime.protocol._access import Caller, anonymous_caller, grant_caller, ui_caller
+
+TOKEN_HEADERS = ("x-a2app-token", "x-lui-token")
+DEFAULT_HOW = (
+    "Send an agent token in the X-A2App-Token header. The owner's local token is in the "
+    "runtime's .agent-token file (mode 0600); more are made with `a2map token create`."
+)
+_LOOPBACK_V4 = re.compile(r"127\.\d{1,3}\.\d{1,3}\.\d{1,3}", re.ASCII)
+HOW_MAX = 300
+
+
+class GrantLike(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def agent_name(self) -> str | None: ...
+    @property
+    def principal(self) -> str: ...
+    @property
+    def scopes(self) -> tuple[str, ...]: ...
+
+
+GrantLookup = Callable[[str], GrantLike | None]
+
+
+def allowed_hosts(mapping: Mapping) -> frozenset[str]:
+    hosts = set(mapping.serve.allowed_hosts)
+    for origin in mapping.serve.allowed_origins:
+        hosts.add(origin.split("://", 1)[-1].lower())
+    return frozenset(hosts)
+
+
+def host_allowed(host: str | None, allowed: frozenset[str]) -> bool:
+    """DNS-rebinding defence: loopback names, or a configured host."""
+    if host is None:
+        return True
+    host = host.lower()
+    if host in allowed:
+        return True
+    if host.startswith("["):
+        name = host[: host.find("]") + 1] if "]" in host else host
+    else:
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    return name in ("localhost", "[::1]", "::1") or bool(_LOOPBACK_V4.fullmatch(name))
+
+
+def how_text(mapping: Mapping) -> str:
+    hint = " ".join((mapping.serve.credential_hint or "").split())
+    if not hint:
+        return DEFAULT_HOW
+    if len(hint) > HOW_MAX:
+        cut = len(hint) - HOW_MAX
+        hint = hint[:HOW_MAX] + f" [truncated by adapter, {cut} chars cut]"
+    return hint
+
+
+def presented_token(headers: dict[str, str]) -> str | None:
+    for name in TOKEN_HEADERS:
+        value = headers.get(name)
+        if value:
+            return value
+    return None
+
+
+def token_key(token: str) -> str:
+    """A rate-limit and log key for a token that is never the token itself."""
+    return "tok:" + hashlib.sha256(token.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Security:
+    mapping: Mapping
+    lookup: GrantLookup
+
+    def render_caller(self, headers: dict[str, str]) -> Caller:
+        """Access as describe renders it: never refuses (§6)."""
+        origin = headers.get("origin")
+        if origin is not None and origin in self.mapping.serve.allowed_origins:
+            return ui_caller(self.mapping)
+        token = presented_token(headers)
+        caller = self._grant_caller(token)
+        return caller if caller is not None else anonymous_caller(self.mapping)
+
+    def _grant_caller(self, token: str | None) -> Caller | None:
+        grant = self.lookup(token) if token else None
+        if grant is None:
+            return None
+        return grant_caller(self.mapping, grant.id, grant.agent_name, grant.principal, grant.scopes)
+
+    def authorize(self, headers: dict[str, str], scope: str | None, *, write: bool) -> Caller:
+        """The protocol's `authorize(scope, isWrite)`, step by step (§16)."""
+        origin = headers.get("origin")
+        if origin is not None:
+            if origin not in self.mapping.serve.allowed_origins:
+                raise ProtocolError("forbidden_origin", f"Origin {origin} is not allowed here.")
+            return ui_caller(self.mapping)
+        token = presented_token(headers)
+        grant = self.lookup(token) if token else None
+        if grant is None:
+            if write or self.mapping.serve.auth_mode == "multi-user":
+                raise ProtocolError("agent_token_required", how=how_text(self.mapping))
+            return anonymous_caller(self.mapping)
+        caller = grant_caller(
+            self.mapping, grant.id, grant.agent_name, grant.principal, grant.scopes
+        )
+        if scope is not None and scope not in caller.scopes:
+            raise ProtocolError(
+                "insufficient_scope", f"This credential lacks the scope {scope}.", required=scope
+            )
+        return caller
+
+
+class RateLimiter:
+    """Fixed 60-second windows per (caller key, class), in process memory.
+
+    Kept off the store so the hot path makes no database write.
+    """
+
+    WINDOW_MS = 60_000
+
+    def __init__(self, limits: dict[str, int], clock: Callable[[], float] = time.monotonic) -> None:
+        self._limits = limits
+        self._clock = clock
+        self._windows: dict[tuple[str, str], tuple[int, int]] = {}
+        self._lock = threading.Lock()
+
+    def hit(self, key: str, klass: str) -> None:
+        limit = self._limits.get(klass, 0)
+        if limit <= 0:
+            return
+        now_ms = int(self._clock() * 1000)
+        window = now_ms - now_ms % self.WINDOW_MS
+        with self._lock:
+            start, count = self._windows.get((key, klass), (window, 0))
+            if start != window:
+                start, count = window, 0
+                if len(self._windows) > 10_000:
+                    self._windows = {k: v for k, v in self._windows.items() if v[0] == window}
+            count += 1
+            self._windows[(key, klass)] = (start, count)
+        if count > limit:
+            left_ms = start + self.WINDOW_MS - now_ms
+            raise ProtocolError(
+                "rate_limited",
+                f"More than {limit} {klass} requests in a minute.",
+                retryAfterSeconds=max(1, math.ceil(left_ms / 1000)),
+            )
+
+
+def rate_key(headers: dict[str, str]) -> str:
+    token = presented_token(headers)
+    if token:
+        return token_key(token)
+    origin = headers.get("origin")
+    return f"origin:{origin}" if origin is not None else "anon"

@@ -1,0 +1,35 @@
+"""Everything a request needs, built once when an app is served."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from runtime.mapping import Mapping
+from runtime.protocol import schema_version
+
+from ._security import RateLimiter, Security
+
+if TYPE_CHECKING:
+    from runtime.store import Store
+    from runtime.upstream import UpstreamClient
+
+
+@dataclass(slots=True)
+class RuntimeState:
+    mapping: Mapping
+    store: Store
+    upstream: UpstreamClient
+    unverified: bool = False
+    drift: int = 0  # pushdowns the local re-check contradicted
+    security: Security = field(init=False)
+    limiter: RateLimiter = field(init=False)
+    schema_version: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        app_id = self.mapping.app.id
+        self.security = Security(self.mapping, lambda token: self.store.find_grant(token, app_id))
+        limits = self.mapping.serve.rate_limits
+        self.limiter = RateLimiter({"data": limits.data, "ops": limits.ops})
+        # The mapping is frozen for the life of the process, so the fingerprint is too.
+        self.schema_version = schema_version(self.mapping)

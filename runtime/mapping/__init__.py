@@ -1,0 +1,40 @@
+"""Mapping format 1: the contract between the mapper and the runtime."""
+
+from ._compile import default_label as default_label
+from ._errors import MappingError as MappingError
+from ._errors import Problem as Problem
+from ._loader import check_text as check_text
+from ._loader import content_hash as content_hash
+from ._loader import load_mapping as load_mapping
+from ._loader import load_mapping_text as load_mapping_text
+from ._model import DAY_KEY_FORMAT as DAY_KEY_FORMAT
+from ._model import FIELD_TYPES as FIELD_TYPES
+from ._model import FILTER_OPERATORS as FILTER_OPERATORS
+from ._model import App as App
+from ._model import Auth as Auth
+from ._model import CrudExecutor as CrudExecutor
+from ._model import Entity as Entity
+from ._model import Evidence as Evidence
+from ._model import Field as Field
+from ._model import FilterParam as FilterParam
+from ._model import JobExecutor as JobExecutor
+from ._model import Mapping as Mapping
+from ._model import Module as Module
+from ._model import Operation as Operation
+from ._model import Pagination as Pagination
+from ._model import Request as Request
+from ._model import ResponseProjection as ResponseProjection
+from ._model import Serve as Serve
+from ._model import SortSpec as SortSpec
+from ._model import Unmapped as Unmapped
+from ._model import Upstream as Upstream
+from ._model import WriteSpec as WriteSpec
+from ._schema import schema as schema
+
+__all__ = [
+    "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "App", "Auth", "CrudExecutor",
+    "Entity", "Evidence", "Field", "FilterParam", "JobExecutor", "Mapping", "MappingError",
+    "Module", "Operation", "Pagination", "Problem", "Request", "ResponseProjection", "Serve",
+    "SortSpec", "Unmapped", "Upstream", "WriteSpec", "check_text", "content_hash",
+    "default_label", "load_mapping", "load_mapping_text", "schema",
+]  # fmt: skip

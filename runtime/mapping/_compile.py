@@ -1,0 +1,283 @@
+"""Validated mapping document -> frozen typed objects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+from ._interpolate import MissingVariable, resolve
+from ._model import (
+    DAY_KEY_FORMAT,
+    App,
+    Auth,
+    CrudExecutor,
+    Entity,
+    Evidence,
+    Field,
+    FilterParam,
+    JobExecutor,
+    Module,
+    Operation,
+    Pagination,
+    RateLimits,
+    Request,
+    ResponseProjection,
+    Serve,
+    SortSpec,
+    Unmapped,
+    Upstream,
+    WriteSpec,
+    frozen_map,
+)
+from ._model import Mapping as MappingModel
+
+Resolver = Callable[[str], str]
+
+
+def dotted(path: str | None) -> tuple[str, ...]:
+    return tuple(part for part in (path or "").split(".") if part)
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return frozen_map({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _evidence(items: list[Any] | None) -> tuple[Evidence, ...]:
+    out = []
+    for item in items or []:
+        if isinstance(item, str):
+            out.append(Evidence(item))
+        else:
+            out.append(Evidence(item["source"], item.get("detail")))
+    return tuple(out)
+
+
+def _field(name: str, spec: dict[str, Any]) -> Field:
+    return Field(
+        name=name,
+        type=spec["type"],
+        source=dotted(spec.get("source", name)),
+        required=spec.get("required", False),
+        read_only=spec.get("readOnly", False),
+        write_only=spec.get("writeOnly", False),
+        max=spec.get("max"),
+        values=tuple(spec.get("values", ())),
+        values_closed=spec.get("valuesClosed", True),
+        entity=spec.get("entity"),
+        day_key=spec.get("format") == DAY_KEY_FORMAT,
+        on_delete=spec.get("onDelete", "restrict"),
+        upstream_on_delete=spec.get("upstreamOnDelete"),
+        description=spec.get("description"),
+        evidence=_evidence(spec.get("evidence")),
+        confidence=spec.get("confidence"),
+        note=spec.get("note"),
+    )
+
+
+def _filter_param(spec: Any) -> FilterParam:
+    if isinstance(spec, str):
+        return FilterParam(spec)
+    return FilterParam(spec["param"], spec.get("proven", False))
+
+
+def _entity(name: str, spec: dict[str, Any]) -> Entity:
+    fields = {fname: _field(fname, fspec) for fname, fspec in spec["fields"].items()}
+    ident = spec.get("id", {})
+    path = spec["path"]
+    detail = spec.get("detailPath") or (
+        path.rstrip("/") + "/{id}" + ("/" if path.endswith("/") else "")
+    )
+    sort = spec.get("sort")
+    write = spec.get("write", {})
+    update = write.get("update", "PATCH")
+    return Entity(
+        name=name,
+        module=spec["module"],
+        path=path,
+        detail_path=detail,
+        id_source=dotted(ident.get("source", "id")),
+        id_type=ident.get("type", "string"),
+        fields=frozen_map(fields),
+        label=spec.get("label", default_label(fields)),
+        summary=spec.get("summary"),
+        auth=spec.get("auth", False),
+        write_allow=tuple(spec.get("writeAllow", ())),
+        filters=frozen_map(
+            {
+                f: frozen_map({op: _filter_param(p) for op, p in ops.items()})
+                for f, ops in spec.get("filter", {}).items()
+            }
+        ),
+        sort=None
+        if sort is None
+        else SortSpec(
+            param=sort["param"],
+            fields=tuple(sort["fields"]),
+            desc=sort.get("desc", "-"),
+            separator=sort.get("separator", ","),
+            proven=sort.get("proven", False),
+        ),
+        write=WriteSpec(
+            create=write.get("create", True),
+            update=None if update is False else update,
+            delete=write.get("delete", True),
+            wrap=write.get("wrap"),
+        ),
+        evidence=_evidence(spec.get("evidence")),
+        confidence=spec.get("confidence"),
+    )
+
+
+def default_label(fields: Mapping[str, Field]) -> str | None:
+    """Protocol §6.3: title, name or label; else the first required writable string."""
+    for candidate in ("title", "name", "label"):
+        if candidate in fields:
+            return candidate
+    for f in fields.values():
+        if f.type == "string" and f.required and not f.read_only:
+            return f.name
+    return None
+
+
+def _request(spec: dict[str, Any] | None) -> Request | None:
+    if spec is None:
+        return None
+    return Request(method=spec["method"], path=spec["path"], send=spec.get("send", "body"))
+
+
+def _operation(spec: dict[str, Any]) -> Operation:
+    crud = spec.get("crud")
+    job = spec.get("job")
+    response = spec.get("response")
+    return Operation(
+        name=spec["name"],
+        module=spec["module"],
+        destructive=spec["destructive"],
+        params=frozen_map({p: _field(p, ps) for p, ps in spec["params"].items()}),
+        description=spec.get("description"),
+        entity=spec.get("entity"),
+        read_only=spec.get("readOnly", False),
+        idempotent=spec.get("idempotent", False),
+        applies_when=_freeze(spec.get("appliesWhen")),
+        request=_request(spec.get("request")),
+        crud=None
+        if crud is None
+        else CrudExecutor(
+            action=crud["action"],
+            entity=crud["entity"],
+            target=crud.get("target"),
+            set=_freeze(crud.get("set", {})),
+            filter=crud.get("filter"),
+        ),
+        job=None
+        if job is None
+        else JobExecutor(
+            request=cast(Request, _request(job["request"])),
+            timeout_seconds=job.get("timeoutSeconds"),
+        ),
+        response=None
+        if response is None
+        else ResponseProjection(
+            pick=dotted(response.get("pick")), fields=tuple(response.get("fields", ()))
+        ),
+        evidence=_evidence(spec.get("evidence")),
+        confidence=spec.get("confidence"),
+    )
+
+
+def _auth(spec: dict[str, Any] | None, res: Resolver) -> Auth:
+    if spec is None or spec["type"] == "none":
+        return Auth(type="none")
+    kind = spec["type"]
+    if kind in ("header", "query"):
+        return Auth(type=kind, name=spec["name"], value=res(spec["value"]))
+    if kind == "bearer":
+        return Auth(type="bearer", name="Authorization", value="Bearer " + res(spec["token"]))
+    return Auth(type="basic", username=res(spec["username"]), password=res(spec["password"]))
+
+
+def _upstream(spec: dict[str, Any], res: Resolver) -> Upstream:
+    pag = spec.get("pagination", {"style": "none"})
+    envelope = spec.get("envelope", {})
+    return Upstream(
+        base_url=res(spec["baseUrl"]).rstrip("/"),
+        auth=_auth(spec.get("auth"), res),
+        headers=frozen_map({k: res(v) for k, v in spec.get("headers", {}).items()}),
+        pagination=Pagination(
+            style=pag["style"],
+            page=pag.get("page"),
+            size=pag.get("size"),
+            offset=pag.get("offset"),
+            cursor=pag.get("cursor"),
+            items=dotted(pag.get("items")),
+            total=dotted(pag["total"]) if "total" in pag else None,
+            total_header=pag.get("totalHeader"),
+            next=dotted(pag["next"]) if "next" in pag else None,
+            max_size=pag.get("maxSize"),
+            first_page=pag.get("firstPage", 1),
+        ),
+        errors=spec.get("errors", "plain"),
+        dialect=spec.get("dialect", "none"),
+        timeout_seconds=float(spec.get("timeoutSeconds", 10.0)),
+        item_envelope=dotted(envelope.get("item")),
+        write_envelope=envelope.get("write"),
+    )
+
+
+def _serve(spec: dict[str, Any] | None) -> Serve:
+    spec = spec or {}
+    limits = spec.get("rateLimits", {})
+    return Serve(
+        auth_mode=spec.get("authMode", "none"),
+        allowed_origins=tuple(spec.get("allowedOrigins", ())),
+        allowed_hosts=tuple(h.lower() for h in spec.get("allowedHosts", ())),
+        credential_hint=spec.get("credentialHint"),
+        conventions=frozen_map(spec.get("conventions", {})),
+        rate_limits=RateLimits(data=limits.get("data", 1200), ops=limits.get("ops", 300)),
+        scan_limit=spec.get("scanLimit", 10_000),
+    )
+
+
+def compile_document(
+    doc: dict[str, Any],
+    *,
+    content_hash: str,
+    env: Mapping[str, str] | None,
+    source_path: str | None = None,
+) -> MappingModel:
+    """Build the typed mapping; with `env=None` templates are kept as written."""
+
+    missing: list[str] = []
+
+    def res(template: str) -> str:
+        if env is None:
+            return template
+        try:
+            return resolve(template, env)
+        except MissingVariable as exc:
+            missing.extend(n for n in exc.names if n not in missing)
+            return ""
+
+    compiled = MappingModel(
+        format=doc["format"],
+        app=App(
+            id=doc["app"]["id"], name=doc["app"].get("name"), version=doc["app"].get("version")
+        ),
+        upstream=_upstream(doc["upstream"], res),
+        modules=tuple(Module(m["name"], m.get("summary")) for m in doc["modules"]),
+        entities=frozen_map({n: _entity(n, s) for n, s in doc["entities"].items()}),
+        operations=tuple(_operation(o) for o in doc.get("operations", [])),
+        serve=_serve(doc.get("serve")),
+        unmapped=tuple(
+            Unmapped(u["path"], u["reason"], u.get("method")) for u in doc.get("unmapped", [])
+        ),
+        content_hash=content_hash,
+        source_path=source_path,
+    )
+    if missing:
+        raise MissingVariable(missing)
+    return compiled

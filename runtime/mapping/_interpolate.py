@@ -1,0 +1,109 @@
+"""`${VAR}` and `${VAR:-default}` templates, allowed only for URLs and secrets.
+
+Templates stay unresolved in the compiled mapping's hash input, so a new port
+or token never changes the content hash; they are resolved once at load time
+for serving.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from ._errors import PathPart, Problem
+
+TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_ANY_TEMPLATE = re.compile(r"\$\{")
+
+# Where a template may appear (`*` matches any key).
+ALLOWED_LOCATIONS: tuple[tuple[str, ...], ...] = (
+    ("upstream", "baseUrl"),
+    ("upstream", "auth", "value"),
+    ("upstream", "auth", "token"),
+    ("upstream", "auth", "username"),
+    ("upstream", "auth", "password"),
+    ("upstream", "headers", "*"),
+)
+# Where a literal secret must never be written.
+SECRET_LOCATIONS: tuple[tuple[str, ...], ...] = (
+    ("upstream", "auth", "value"),
+    ("upstream", "auth", "token"),
+    ("upstream", "auth", "password"),
+)
+
+
+def _matches(path: Sequence[PathPart], pattern: tuple[str, ...]) -> bool:
+    return len(path) == len(pattern) and all(
+        p == "*" or p == str(part) for part, p in zip(path, pattern, strict=True)
+    )
+
+
+def check_templates(doc: object) -> list[Problem]:
+    """Templates outside the allowed places, malformed ones, and literal secrets."""
+    problems: list[Problem] = []
+
+    def walk(node: object, path: tuple[PathPart, ...]) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, (*path, str(key)))
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, (*path, index))
+        elif isinstance(node, str):
+            permitted = any(_matches(path, loc) for loc in ALLOWED_LOCATIONS)
+            if _ANY_TEMPLATE.search(node):
+                if not permitted:
+                    problems.append(
+                        Problem(
+                            path,
+                            "${...} interpolation is allowed only in upstream.baseUrl, "
+                            "upstream.auth and upstream.headers values",
+                        )
+                    )
+                elif len(TEMPLATE.findall(node)) != node.count("${"):
+                    problems.append(
+                        Problem(path, "malformed template; write ${VAR} or ${VAR:-default}")
+                    )
+            if any(_matches(path, loc) for loc in SECRET_LOCATIONS):
+                secret_vars = [m for m in TEMPLATE.finditer(node) if not m.group(2)]
+                if not secret_vars:
+                    problems.append(
+                        Problem(
+                            path,
+                            "secrets must come from the environment: write ${VAR} "
+                            "(without a default) instead of a literal value",
+                        )
+                    )
+
+    walk(doc, ())
+    return problems
+
+
+class MissingVariable(Exception):
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = tuple(names)
+        super().__init__(", ".join(names))
+
+
+def resolve(template: str, env: Mapping[str, str]) -> str:
+    """Substitute variables; raise `MissingVariable` naming every unset one."""
+    missing: list[str] = []
+
+    def sub(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        value = env.get(name)
+        if value is None or value == "":
+            if default is not None:
+                return default
+            missing.append(name)
+            return ""
+        return value
+
+    out = TEMPLATE.sub(sub, template)
+    if missing:
+        raise MissingVariable(missing)
+    return out
+
+
+def variables(template: str) -> tuple[str, ...]:
+    return tuple(m.group(1) for m in TEMPLATE.finditer(template))

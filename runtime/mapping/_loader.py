@@ -1,0 +1,120 @@
+"""Load a mapping: YAML -> JSON Schema -> cross-reference rules -> frozen objects."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ._compile import compile_document
+from ._errors import MappingError, PathPart, Problem
+from ._interpolate import MissingVariable, check_templates
+from ._model import Mapping as MappingModel
+from ._schema import validate_document
+from ._semantics import check_semantics
+
+
+def content_hash(doc: Any) -> str:
+    """Canonical hash of the document as written (before `${VAR}` substitution)."""
+    canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _line_index(text: str) -> dict[tuple[PathPart, ...], int]:
+    """Where each path starts in the file, so problems point at a line."""
+    index: dict[tuple[PathPart, ...], int] = {}
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return index
+
+    def walk(node: yaml.Node, path: tuple[PathPart, ...]) -> None:
+        index[path] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                sub = (*path, str(key.value))
+                index[sub] = key.start_mark.line + 1
+                walk(value, sub)
+                index[sub] = key.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                walk(item, (*path, i))
+
+    if root is not None:
+        walk(root, ())
+    return index
+
+
+def _with_lines(problems: list[Problem], text: str) -> list[Problem]:
+    index = _line_index(text)
+    out = []
+    for p in problems:
+        path = p.path
+        while path and path not in index:
+            path = path[:-1]
+        out.append(Problem(p.path, p.message, index.get(path)))
+    return out
+
+
+def parse_text(text: str) -> tuple[Any, list[Problem]]:
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        return None, [Problem((), f"not valid YAML: {getattr(exc, 'problem', exc)}", line)]
+    if not isinstance(doc, dict):
+        return None, [
+            Problem((), "a mapping file must be a YAML object with format, app, upstream, ...")
+        ]
+    return doc, []
+
+
+def check_text(text: str) -> tuple[Any, list[Problem]]:
+    """Every problem of a mapping text, offline; nothing is resolved or contacted."""
+    doc, problems = parse_text(text)
+    if doc is None:
+        return None, problems
+    problems = validate_document(doc)
+    problems.extend(check_templates(doc))
+    if not problems:
+        problems = check_semantics(doc)
+    return doc, _with_lines(problems, text)
+
+
+def load_mapping_text(
+    text: str,
+    *,
+    filename: str | None = None,
+    env: Mapping[str, str] | None = None,
+    resolve_env: bool = True,
+) -> MappingModel:
+    doc, problems = check_text(text)
+    if problems:
+        raise MappingError(problems, filename)
+    digest = content_hash(doc)
+    environ = (os.environ if env is None else env) if resolve_env else None
+    try:
+        return compile_document(doc, content_hash=digest, env=environ, source_path=filename)
+    except MissingVariable as exc:
+        names = ", ".join(exc.names)
+        raise MappingError(
+            [Problem(("upstream",), f"environment variable(s) not set: {names}")], filename
+        ) from None
+
+
+def load_mapping(
+    path: str | os.PathLike[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    resolve_env: bool = True,
+) -> MappingModel:
+    p = Path(path)
+    return load_mapping_text(
+        p.read_text(encoding="utf-8"), filename=str(p), env=env, resolve_env=resolve_env
+    )

@@ -1,0 +1,155 @@
+"""The JSON Schema of mapping format 1, and its errors rewritten for a reviewer."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from ._errors import PathPart, Problem, allowed, did_you_mean
+
+SCHEMA_FILE = "mapping.schema.json"
+
+_JSON_TYPES = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    type(None): "null",
+}
+
+
+@cache
+def schema() -> dict[str, Any]:
+    text = resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(schema())
+
+
+def _kind(value: object) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _branches_for(error: ValidationError) -> list[ValidationError]:
+    """For a oneOf over tagged objects, the errors of the branch the instance aimed at."""
+    instance = error.instance
+    if not isinstance(instance, dict):
+        return []
+    by_branch: dict[int, list[ValidationError]] = {}
+    for sub in error.context or ():
+        by_branch.setdefault(sub.relative_schema_path[0], []).append(sub)  # type: ignore[arg-type]
+    # A branch whose errors never mention the discriminating key is the one meant.
+    keyed = [
+        errs
+        for errs in by_branch.values()
+        if not any(e.validator in ("const", "enum") and e.relative_path for e in errs)
+        and not any(e.validator == "type" and not e.relative_path for e in errs)
+    ]
+    if len(keyed) == 1:
+        return keyed[0]
+    return []
+
+
+def _schema_of(error: ValidationError) -> dict[str, Any]:
+    return error.schema if isinstance(error.schema, dict) else {}
+
+
+def _tag_values(error: ValidationError) -> list[str]:
+    values: list[str] = []
+    for branch in _schema_of(error).get("oneOf", []):
+        props = branch.get("properties", {})
+        tag = props.get("type", {})
+        if "const" in tag:
+            values.append(str(tag["const"]))
+        values.extend(str(v) for v in tag.get("enum", []))
+    return values
+
+
+def _format(error: ValidationError) -> list[Problem]:
+    path: tuple[PathPart, ...] = tuple(error.absolute_path)
+    kind = error.validator
+    inst = error.instance
+    if kind == "additionalProperties" and isinstance(inst, dict):
+        known = list(_schema_of(error).get("properties", {}))
+        extra = [k for k in inst if k not in known]
+        return [
+            Problem(
+                (*path, key),
+                f"unknown key '{key}'; allowed keys: {allowed(known)}{did_you_mean(key, known)}",
+            )
+            for key in extra
+        ]
+    if kind == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return [Problem(path, f"missing required key '{missing}'")]
+    if kind == "enum":
+        options = list(error.validator_value)  # type: ignore[arg-type]
+        return [
+            Problem(
+                path,
+                f"{inst!r} is not allowed; allowed values: {allowed(options)}"
+                f"{did_you_mean(inst, options)}",
+            )
+        ]
+    if kind == "const":
+        return [Problem(path, f"must be {error.validator_value!r}, got {inst!r}")]
+    if kind == "type":
+        return [Problem(path, f"expected {error.validator_value}, got {_kind(inst)}")]
+    if kind == "pattern":
+        return [Problem(path, f"{inst!r} does not match the pattern {error.validator_value}")]
+    if kind == "propertyNames":
+        sub = best_match(error.context or ()) if error.context else None
+        name = sub.instance if sub is not None else "?"
+        if sub is not None and sub.validator == "enum":
+            options = sub.validator_value
+            return [
+                Problem(
+                    (*path, str(name)),
+                    f"'{name}' is not allowed here; allowed: {allowed(options)}"
+                    f"{did_you_mean(name, options)}",
+                )
+            ]
+        return [
+            Problem(
+                (*path, str(name)), "key must be a name: a letter or _, then letters, digits or _"
+            )
+        ]
+    if kind == "oneOf":
+        chosen = _branches_for(error)
+        if chosen:
+            return [p for sub in chosen for p in _format(sub)]
+        tags = _tag_values(error)
+        if tags and isinstance(inst, dict):
+            got = inst.get("type")
+            return [
+                Problem(
+                    (*path, "type"),
+                    f"{got!r} is not allowed; allowed values: {allowed(tags)}"
+                    f"{did_you_mean(got, tags)}",
+                )
+            ]
+        sub = best_match(error.context or ()) if error.context else None
+        if sub is not None:
+            return _format(sub)
+    if kind in ("minItems", "minProperties") and not inst:
+        return [Problem(path, "must not be empty")]
+    return [Problem(path, error.message)]
+
+
+def validate_document(doc: object) -> list[Problem]:
+    problems: list[Problem] = []
+    errors = sorted(_validator().iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
+    for error in errors:
+        problems.extend(_format(error))
+    return problems

@@ -1,0 +1,260 @@
+"""Cross-reference rules a JSON Schema cannot express (protocol §22 and our own)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ._errors import PathPart, Problem, allowed, did_you_mean
+
+RESERVED_MODULES = ("data", "identity", "whoami", "context", "tasks", "events")
+_PLACEHOLDER = re.compile(r"\{([^}]*)\}")
+_REF_TYPES = ("ref", "list<ref>")
+_ENUM_TYPES = ("enum", "list<enum>")
+
+
+def _predicate_fields(pred: Any) -> list[str]:
+    if not isinstance(pred, dict):
+        return []
+    if "field" in pred:
+        return [str(pred["field"])]
+    out: list[str] = []
+    for key in ("all", "any"):
+        for sub in pred.get(key, []):
+            out.extend(_predicate_fields(sub))
+    if "not" in pred:
+        out.extend(_predicate_fields(pred["not"]))
+    return out
+
+
+def _check_field(
+    path: tuple[PathPart, ...], spec: dict[str, Any], entities: list[str], *, is_param: bool
+) -> list[Problem]:
+    problems: list[Problem] = []
+    ftype = spec["type"]
+    if ftype in _REF_TYPES:
+        target = spec.get("entity")
+        if target is None:
+            problems.append(
+                Problem(path, f"a {ftype} needs 'entity' (one of: {allowed(entities)})")
+            )
+        elif target not in entities:
+            problems.append(
+                Problem(
+                    (*path, "entity"),
+                    f"'{target}' is not a declared entity; declared: {allowed(entities)}"
+                    f"{did_you_mean(target, entities)}",
+                )
+            )
+    elif "entity" in spec:
+        problems.append(
+            Problem((*path, "entity"), f"only ref and list<ref> name an entity, not {ftype}")
+        )
+    if ftype in _ENUM_TYPES and not spec.get("values"):
+        problems.append(Problem(path, f"{ftype} fields need their 'values'"))
+    if ftype not in _ENUM_TYPES and "values" in spec:
+        problems.append(
+            Problem((*path, "values"), f"only enum and list<enum> take values, not {ftype}")
+        )
+    if "format" in spec and ftype != "string":
+        problems.append(
+            Problem((*path, "format"), f"format YYYY-MM-DD applies to string, not {ftype}")
+        )
+    if "max" in spec and ftype != "string":
+        problems.append(
+            Problem((*path, "max"), f"max is a string length; {ftype} fields take none")
+        )
+    if not is_param:
+        if spec.get("readOnly") and spec.get("writeOnly"):
+            problems.append(Problem(path, "a field cannot be both readOnly and writeOnly"))
+        for key in ("onDelete", "upstreamOnDelete"):
+            if key in spec and ftype not in _REF_TYPES:
+                problems.append(
+                    Problem((*path, key), f"{key} applies to ref and list<ref>, not {ftype}")
+                )
+    return problems
+
+
+def _check_entity(
+    name: str, spec: dict[str, Any], modules: list[str], entities: list[str]
+) -> list[Problem]:
+    base: tuple[PathPart, ...] = ("entities", name)
+    problems: list[Problem] = []
+    if spec["module"] not in modules:
+        problems.append(
+            Problem(
+                (*base, "module"),
+                f"'{spec['module']}' is not a declared module; declared: {allowed(modules)}"
+                f"{did_you_mean(spec['module'], modules)}",
+            )
+        )
+    fields: dict[str, Any] = spec["fields"]
+    names = list(fields)
+    if "id" in fields:
+        problems.append(
+            Problem(
+                (*base, "fields", "id"), "the record id is declared under 'id:', not as a field"
+            )
+        )
+    for fname, fspec in fields.items():
+        problems.extend(_check_field((*base, "fields", fname), fspec, entities, is_param=False))
+    label = spec.get("label")
+    if label is not None and label not in fields:
+        problems.append(
+            Problem(
+                (*base, "label"), f"'{label}' is not a field of {name}{did_you_mean(label, names)}"
+            )
+        )
+    for key in spec.get("writeAllow", []):
+        if key in fields:
+            problems.append(Problem((*base, "writeAllow"), f"'{key}' is a declared field already"))
+    known = ["id", *names]
+    for fname in spec.get("filter", {}):
+        if fname not in known:
+            problems.append(
+                Problem(
+                    (*base, "filter", fname),
+                    f"'{fname}' is not a field of {name}{did_you_mean(fname, known)}",
+                )
+            )
+    for index, fname in enumerate(spec.get("sort", {}).get("fields", [])):
+        if fname not in known:
+            problems.append(
+                Problem(
+                    (*base, "sort", "fields", index),
+                    f"'{fname}' is not a field of {name}{did_you_mean(fname, known)}",
+                )
+            )
+    detail = spec.get("detailPath")
+    if detail is not None and "{id}" not in detail:
+        problems.append(Problem((*base, "detailPath"), "must contain the {id} placeholder"))
+    return problems
+
+
+def _check_operation(
+    index: int, op: dict[str, Any], modules: list[str], doc_entities: dict[str, Any]
+) -> list[Problem]:
+    base: tuple[PathPart, ...] = ("operations", index)
+    problems: list[Problem] = []
+    entities = list(doc_entities)
+    if op["module"] not in modules:
+        problems.append(
+            Problem(
+                (*base, "module"),
+                f"'{op['module']}' is not a declared module; declared: {allowed(modules)}"
+                f"{did_you_mean(op['module'], modules)}",
+            )
+        )
+    target = op.get("entity")
+    if target is not None:
+        if target not in doc_entities:
+            problems.append(
+                Problem(
+                    (*base, "entity"),
+                    f"'{target}' is not a declared entity; declared: {allowed(entities)}"
+                    f"{did_you_mean(target, entities)}",
+                )
+            )
+        elif doc_entities[target]["module"] != op["module"]:
+            problems.append(
+                Problem(
+                    (*base, "entity"),
+                    f"'{target}' is in module '{doc_entities[target]['module']}', "
+                    f"not '{op['module']}'",
+                )
+            )
+    when = op.get("appliesWhen")
+    if when is not None:
+        if target is None:
+            problems.append(
+                Problem((*base, "appliesWhen"), "appliesWhen needs the operation's 'entity'")
+            )
+        elif target in doc_entities:
+            fields = list(doc_entities[target]["fields"])
+            for fname in _predicate_fields(when):
+                if fname not in fields:
+                    problems.append(
+                        Problem(
+                            (*base, "appliesWhen"),
+                            f"'{fname}' is not a field of {target}{did_you_mean(fname, fields)}",
+                        )
+                    )
+    if op.get("readOnly") and op.get("destructive"):
+        problems.append(Problem(base, "an operation cannot be both readOnly and destructive"))
+    params: dict[str, Any] = op["params"]
+    for pname, pspec in params.items():
+        problems.extend(_check_field((*base, "params", pname), pspec, entities, is_param=True))
+    executors = [key for key in ("request", "crud", "job") if key in op]
+    if len(executors) > 1:
+        problems.append(Problem(base, f"one executor at most; found {', '.join(executors)}"))
+    request = op.get("request") or (op.get("job") or {}).get("request")
+    if request is not None:
+        key = "request" if "request" in op else "job"
+        for name in _PLACEHOLDER.findall(request["path"]):
+            if name not in params:
+                problems.append(
+                    Problem(
+                        (*base, key, "path"),
+                        f"placeholder {{{name}}} names no param{did_you_mean(name, list(params))}",
+                    )
+                )
+    crud = op.get("crud")
+    if crud is not None:
+        if crud["entity"] not in doc_entities:
+            problems.append(
+                Problem(
+                    (*base, "crud", "entity"),
+                    f"'{crud['entity']}' is not a declared entity"
+                    f"{did_you_mean(crud['entity'], entities)}",
+                )
+            )
+        if crud["action"] in ("update", "delete") and crud.get("target") not in params:
+            problems.append(
+                Problem(
+                    (*base, "crud", "target"),
+                    f"{crud['action']} needs 'target': the param holding the record id",
+                )
+            )
+    return problems
+
+
+def _check_pagination(doc: dict[str, Any]) -> list[Problem]:
+    pag = doc["upstream"].get("pagination")
+    if pag is None:
+        return []
+    needs = {"page": ["page"], "offset": ["offset", "size"], "cursor": ["cursor", "next"]}
+    return [
+        Problem(("upstream", "pagination"), f"style {pag['style']} needs '{key}'")
+        for key in needs.get(pag["style"], [])
+        if key not in pag
+    ]
+
+
+def check_semantics(doc: dict[str, Any]) -> list[Problem]:
+    problems: list[Problem] = []
+    modules: list[str] = []
+    for index, module in enumerate(doc["modules"]):
+        name = module["name"]
+        if name in modules:
+            problems.append(Problem(("modules", index, "name"), f"duplicate module '{name}'"))
+        if name in RESERVED_MODULES:
+            problems.append(
+                Problem(
+                    ("modules", index, "name"),
+                    f"'{name}' is reserved ({allowed(RESERVED_MODULES)})",
+                )
+            )
+        modules.append(name)
+    entities: dict[str, Any] = doc["entities"]
+    for name, spec in entities.items():
+        problems.extend(_check_entity(name, spec, modules, list(entities)))
+    seen: set[str] = set()
+    for index, op in enumerate(doc.get("operations", [])):
+        if op["name"] in seen:
+            problems.append(
+                Problem(("operations", index, "name"), f"duplicate operation '{op['name']}'")
+            )
+        seen.add(op["name"])
+        problems.extend(_check_operation(index, op, modules, entities))
+    problems.extend(_check_pagination(doc))
+    return problems

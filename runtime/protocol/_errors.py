@@ -1,0 +1,101 @@
+"""One registry of error codes: HTTP status, whether a retry can help, default message.
+
+    ProtocolError            every refusal the runtime answers with
+      └─ raised anywhere; rendered once, by the app's single handler, as
+         {a2app: true, ok: false, code, message, ...extras}
+
+Upstream failures are translated into these codes in `runtime.upstream` and
+nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Retry = Literal["no", "yes", "later", "after", "maybe"]
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorSpec:
+    status: int
+    retry: Retry
+    message: str
+
+
+REGISTRY: dict[str, ErrorSpec] = {
+    # protocol codes (a2app-protocol.md §15)
+    "forbidden_host": ErrorSpec(403, "no", "This Host is not allowed."),
+    "forbidden_origin": ErrorSpec(403, "no", "Requests from this browser origin are not allowed."),
+    "agent_token_required": ErrorSpec(401, "no", "An agent token is required."),
+    "insufficient_scope": ErrorSpec(403, "no", "The credential lacks the required scope."),
+    "rate_limited": ErrorSpec(429, "after", "Too many requests; retry after the window."),
+    "unknown_entity": ErrorSpec(404, "no", "No such entity."),
+    "unknown_module": ErrorSpec(404, "no", "No such module."),
+    "unknown_relation": ErrorSpec(404, "no", "No such relation."),
+    "record_not_found": ErrorSpec(404, "no", "No such record."),
+    "unknown_operation": ErrorSpec(404, "no", "No such operation."),
+    "not_found": ErrorSpec(
+        404, "no", "No such route. See GET /api/_a2app/describe and POST /api/ops/<name>."
+    ),
+    "usage": ErrorSpec(400, "no", "The request is not a valid use of this route."),
+    "invalid_filter": ErrorSpec(400, "no", "The filter cannot be honoured."),
+    "unknown_field": ErrorSpec(400, "no", "Unknown field."),
+    "read_only_field": ErrorSpec(400, "no", "Read-only field."),
+    "missing_required": ErrorSpec(400, "no", "Missing required field."),
+    "invalid_date": ErrorSpec(400, "no", "Invalid date."),
+    "invalid_daykey": ErrorSpec(400, "no", "Invalid day key."),
+    "invalid_string": ErrorSpec(400, "no", "Invalid text."),
+    "invalid_number": ErrorSpec(400, "no", "Invalid number."),
+    "invalid_boolean": ErrorSpec(400, "no", "Invalid boolean."),
+    "invalid_enum": ErrorSpec(400, "no", "Invalid enum value."),
+    "not_stored": ErrorSpec(422, "no", "The upstream did not store every requested value."),
+    "duplicate_request": ErrorSpec(409, "no", "This idempotency key was already used."),
+    "record_referenced": ErrorSpec(409, "no", "Other records still reference this record."),
+    "approval_required": ErrorSpec(428, "no", "A human must approve this operation."),
+    "not_implemented": ErrorSpec(501, "no", "Not implemented."),
+    "operation_failed": ErrorSpec(500, "maybe", "The operation failed."),
+    "payload_too_large": ErrorSpec(413, "no", "The request body is too large."),
+    "adapter_error": ErrorSpec(500, "maybe", "Unexpected error in the runtime."),
+    # documented extension of the guard codes
+    "invalid_ref": ErrorSpec(400, "no", "A reference names no existing record."),
+    # upstream failures (ARCHITECTURE §6), translated in runtime.upstream only
+    "upstream_unavailable": ErrorSpec(502, "later", "The upstream app cannot be reached."),
+    "upstream_timeout": ErrorSpec(504, "yes", "The upstream app did not answer in time."),
+    "upstream_error": ErrorSpec(502, "maybe", "The upstream app failed or answered unexpectedly."),
+    "upstream_rate_limited": ErrorSpec(429, "after", "The upstream app is rate limiting."),
+    "upstream_auth_failed": ErrorSpec(
+        502, "no", "The upstream app refused the runtime's credentials; the owner must fix them."
+    ),
+    "upstream_rejected": ErrorSpec(400, "no", "The upstream app refused the values."),
+}
+
+
+class ProtocolError(Exception):
+    """A refusal with a stable code; extras become top-level envelope keys."""
+
+    def __init__(
+        self, code: str, message: str | None = None, /, *, status: int | None = None, **extra: Any
+    ) -> None:
+        if code not in REGISTRY:
+            raise KeyError(f"unregistered error code {code!r}")
+        self.code = code
+        self.spec = REGISTRY[code]
+        self._status = status
+        self.message = message or self.spec.message
+        self.extra = extra
+        super().__init__(f"{code}: {self.message}")
+
+    @property
+    def status(self) -> int:
+        """The registry's status; `usage` alone varies (400, 404, 405) as the protocol says."""
+        return self._status or self.spec.status
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "a2app": True,
+            "ok": False,
+            "code": self.code,
+            "message": self.message,
+            **self.extra,
+        }

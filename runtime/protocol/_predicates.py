@@ -1,0 +1,115 @@
+"""`appliesWhen`: the closed availability language and its blocked reasons (§22.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping as AbcMapping
+from typing import Any
+
+from runtime.mapping import Entity
+
+from ._jsjson import compact_json, js_string
+
+
+def _blank(value: Any) -> bool:
+    return value is None or value == ""
+
+
+def _as_declared(entity: Entity, name: str, value: Any) -> Any:
+    """Read a value as its field's declared type: blank -> None, "true" -> True, "2" -> 2."""
+    if _blank(value):
+        return None
+    field = entity.fields.get(name)
+    kind = field.type if field is not None else "string"
+    if kind == "boolean" and isinstance(value, str) and value in ("true", "false"):
+        return value == "true"
+    if kind == "number" and isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return value
+        return int(number) if number.is_integer() else number
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, list | dict | tuple | AbcMapping) or isinstance(
+        b, list | dict | tuple | AbcMapping
+    ):
+        return compact_json(_plain(a)) == compact_json(_plain(b))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return bool(a == b)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, AbcMapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def render(value: Any) -> str:
+    if _blank(value):
+        return "blank"
+    if isinstance(value, str):
+        return compact_json(value)
+    if isinstance(value, list | tuple | AbcMapping):
+        return compact_json(_plain(value))
+    return js_string(value)
+
+
+def _or_list(values: list[str]) -> str:
+    if len(values) <= 1:
+        return "".join(values)
+    return ", ".join(values[:-1]) + " or " + values[-1]
+
+
+def evaluate(pred: Any, entity: Entity, record: AbcMapping[str, Any]) -> str | None:
+    """None when available; else the deterministic reason it is blocked."""
+    if not isinstance(pred, AbcMapping):
+        return "the condition on the record is not met"
+    if "all" in pred:
+        for sub in pred["all"]:
+            reason = evaluate(sub, entity, record)
+            if reason is not None:
+                return reason
+        return None
+    if "any" in pred:
+        reasons = [evaluate(sub, entity, record) for sub in pred["any"]]
+        return None if any(r is None for r in reasons) else reasons[0]
+    if "not" in pred:
+        return _negated(pred["not"], entity, record)
+    name = str(pred.get("field"))
+    actual = _as_declared(entity, name, record.get(name))
+    if "eq" in pred:
+        want = _as_declared(entity, name, pred["eq"])
+        return None if _same(actual, want) else f"{name} is {render(actual)}, not {render(want)}"
+    if "ne" in pred:
+        want = _as_declared(entity, name, pred["ne"])
+        return f"{name} is {render(actual)}" if _same(actual, want) else None
+    if "in" in pred:
+        options = [_as_declared(entity, name, v) for v in pred["in"]]
+        if any(_same(actual, v) for v in options):
+            return None
+        return f"{name} is {render(actual)}, not {_or_list([render(v) for v in options])}"
+    if "notIn" in pred:
+        options = [_as_declared(entity, name, v) for v in pred["notIn"]]
+        return f"{name} is {render(actual)}" if any(_same(actual, v) for v in options) else None
+    if "isBlank" in pred:
+        if pred["isBlank"]:
+            return None if actual is None else f"{name} is set to {render(actual)}, not blank"
+        return f"{name} is blank" if actual is None else None
+    return "the condition on the record is not met"
+
+
+def _negated(pred: Any, entity: Entity, record: AbcMapping[str, Any]) -> str | None:
+    inner = evaluate(pred, entity, record)
+    if inner is not None:
+        return None
+    name = pred.get("field") if isinstance(pred, AbcMapping) else None
+    if name is not None and "isBlank" in pred:
+        return f"{name} is blank" if pred["isBlank"] else f"{name} is set"
+    if name is not None and "eq" in pred:
+        return f"{name} is {render(_as_declared(entity, name, record.get(name)))}"
+    return f"the condition on {name or 'the record'} is not met"

@@ -1,0 +1,113 @@
+"""Split a query into what the upstream is told and what is checked here.
+
+Pushdown only narrows what comes back: every predicate is checked again
+locally, so an upstream that ignores a parameter costs time, never a wrong
+answer. Paging and totals are left to the upstream only when the whole query
+was pushed down and every pushed part is marked proven.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from runtime.mapping import Entity, Field, SortSpec
+
+from ._ast import And, Compare, Expr, Literal, Path, Random, SortItem, SortKey
+
+_ID = Field(name="id", type="string", source=("id",))
+# `~` is a LIKE in PocketBase: `%` and `_` are wildcards there and literal text
+# to django-filter's icontains, and non-ASCII case folding differs. Either would
+# let the upstream return fewer records than the local check accepts.
+_LIKE_SAFE = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -.,:;!?'\"@#/()+=*&"
+)
+
+
+class Encoder(Protocol):
+    def encode_value(self, field: Field | None, value: Any) -> str | None: ...
+    def sort_param(
+        self, spec: SortSpec, keys: list[tuple[str, bool]], *, entity: Entity | None = None
+    ) -> tuple[str, str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    params: Mapping[str, str] = field(default_factory=dict)
+    pushed: int = 0
+    residual: int = 0
+    proven: bool = True
+    sort_pushed: bool = False
+    delegate: bool = False
+
+
+def conjuncts(expr: Expr | None) -> list[Expr]:
+    if expr is None:
+        return []
+    if isinstance(expr, And):
+        return [part for term in expr.terms for part in conjuncts(term)]
+    return [expr]
+
+
+def _push(entity: Entity, cmp: Expr, encoder: Encoder) -> tuple[str, str, bool] | None:
+    if not (
+        isinstance(cmp, Compare) and isinstance(cmp.left, Path) and isinstance(cmp.right, Literal)
+    ):
+        return None
+    path, value = cmp.left, cmp.right.value
+    if len(path.parts) != 1 or path.modifier or value is None or isinstance(value, list):
+        return None
+    name = path.parts[0]
+    spelled = entity.filters.get(name, {}).get(cmp.op)
+    if spelled is None:
+        return None
+    declared = _ID if name == "id" else entity.fields.get(name)
+    if cmp.op in ("~", "!~") and not (isinstance(value, str) and set(value) <= _LIKE_SAFE):
+        return None
+    encoded = encoder.encode_value(declared, value)
+    if encoded is None:
+        return None
+    return spelled.param, encoded, spelled.proven
+
+
+def plan(
+    entity: Entity,
+    expr: Expr | None,
+    sort: Sequence[SortItem],
+    encoder: Encoder,
+    *,
+    can_page: bool,
+) -> Plan:
+    params: dict[str, str] = {}
+    pushed = residual = 0
+    proven = True
+    for part in conjuncts(expr):
+        found = _push(entity, part, encoder)
+        if found is None or found[0] in params:
+            residual += 1
+            continue
+        name, value, is_proven = found
+        params[name] = value
+        pushed += 1
+        proven = proven and is_proven
+    sort_pushed = False
+    sort_ok = not sort
+    spec = entity.sort
+    if sort and spec is not None:
+        keys = [
+            k
+            for k in sort
+            if isinstance(k, SortKey) and len(k.path.parts) == 1 and not k.path.modifier
+        ]
+        if len(keys) == len(sort) and all(k.path.parts[0] in spec.fields for k in keys):
+            name, value = encoder.sort_param(
+                spec, [(k.path.parts[0], k.descending) for k in keys], entity=entity
+            )
+            params[name] = value
+            sort_pushed = True
+            sort_ok = spec.proven
+    if any(isinstance(k, Random) for k in sort):
+        sort_ok = False
+    delegate = can_page and residual == 0 and proven and sort_ok
+    return Plan(params, pushed, residual, proven, sort_pushed, delegate)

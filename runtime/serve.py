@@ -1,0 +1,98 @@
+"""Serve one mapping: load, open the store, mint the local grant, run uvicorn."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from runtime.mapping import load_mapping
+
+from ._state import RuntimeState
+from .app import create_app
+
+log = logging.getLogger("a2app.runtime")
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    mapping_path: Path
+    host: str = "127.0.0.1"
+    port: int = 8765
+    store_url: str | None = None
+    state_dir: Path | None = None
+    unverified: bool = True
+    ready_json: bool = False
+
+
+def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
+    from runtime.store import Store, default_store_url, state_dir
+    from runtime.upstream import UpstreamClient
+
+    mapping = load_mapping(options.mapping_path)
+    directory = options.state_dir or state_dir()
+    store = Store.open(options.store_url or default_store_url())
+    token_file = directory / ".agent-token"
+    store.ensure_local_grant(token_file)
+    store.start_data_version(mapping.app.id)
+    state = RuntimeState(
+        mapping=mapping,
+        store=store,
+        upstream=UpstreamClient(mapping.upstream),
+        unverified=options.unverified,
+    )
+    return state, token_file
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+async def _serve(server: uvicorn.Server, sock: socket.socket, announce: str) -> None:
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started and not task.done():
+        await asyncio.sleep(0.01)
+    if server.started:
+        print(announce, flush=True)
+    await task
+
+
+def run(options: ServeOptions) -> None:
+    state, token_file = build_state(options)
+    sock = _bind(options.host, options.port)
+    port = sock.getsockname()[1]
+    host = f"[{options.host}]" if ":" in options.host else options.host
+    url = f"http://{host}:{port}"
+    app = create_app(state)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    if options.ready_json:
+        announce = json.dumps({"url": url, "pid": os.getpid(), "app": state.mapping.app.id})
+    else:
+        announce = (
+            f"Serving {state.mapping.app.id} at {url} "
+            f"(identity: {url}/api/_a2app, describe: {url}/api/_a2app/describe)\n"
+            f"Local agent token: {token_file} (mode 0600)"
+        )
+    if state.unverified:
+        print(
+            f"warning: {state.mapping.app.id} is served unverified: no verification stamp "
+            "matches this mapping",
+            file=sys.stderr,
+        )
+    try:
+        asyncio.run(_serve(server, sock, announce))
+    finally:
+        state.store.close()

@@ -1,0 +1,36 @@
+"""All runtime state behind SQLAlchemy: grants, dataVersion, idempotency, approvals,
+receipts, audit and jobs, keyed by app id, in SQLite by default or PostgreSQL by URL."""
+
+from ._errors import DuplicateGrantError as DuplicateGrantError
+from ._errors import StoreError as StoreError
+from ._errors import StoreUnavailableError as StoreUnavailableError
+from ._errors import StoreUrlError as StoreUrlError
+from ._errors import TokenFileError as TokenFileError
+from ._grants import LOCAL_GRANT_ID as LOCAL_GRANT_ID
+from ._rows import AuditEntry as AuditEntry
+from ._rows import Grant as Grant
+from ._rows import IdemState as IdemState
+from ._rows import Job as Job
+from ._rows import Receipt as Receipt
+from ._store import Store as Store
+from ._tokenfile import new_token as new_token
+from ._url import default_store_url as default_store_url
+from ._url import state_dir as state_dir
+
+__all__ = [
+    "LOCAL_GRANT_ID",
+    "AuditEntry",
+    "DuplicateGrantError",
+    "Grant",
+    "IdemState",
+    "Job",
+    "Receipt",
+    "Store",
+    "StoreError",
+    "StoreUnavailableError",
+    "StoreUrlError",
+    "TokenFileError",
+    "default_store_url",
+    "new_token",
+    "state_dir",
+]

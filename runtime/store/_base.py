@@ -1,0 +1,60 @@
+"""What every part of the store shares: the engines, the clock, one transaction per call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+
+from sqlalchemy import Engine
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.sql.expression import Executable
+
+from ._errors import StoreUnavailableError, driver_reason
+from ._url import safe_url
+
+Clock = Callable[[], datetime]
+
+
+class StoreBase:
+    _engine: Engine
+    _writer: Engine
+    _clock: Clock
+
+    def _now(self) -> datetime:
+        return self._clock()
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self._translated(), self._engine.connect() as connection:
+            yield connection
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        """One short write transaction, committed on exit."""
+        with self._translated(), self._writer.begin() as connection:
+            yield connection
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except (OperationalError, InterfaceError) as exc:
+            raise StoreUnavailableError(
+                f"the store at {safe_url(self._engine.url)} failed: {driver_reason(exc)}"
+            ) from None
+
+    @staticmethod
+    def _insert_if_absent(connection: Connection, statement: Executable) -> bool:
+        """Insert, or report that a concurrent writer got there first.
+
+        The savepoint keeps the outer transaction usable: PostgreSQL aborts a
+        whole transaction on a unique violation otherwise.
+        """
+        try:
+            with connection.begin_nested():
+                connection.execute(statement)
+        except IntegrityError:
+            return False
+        return True

@@ -1,0 +1,41 @@
+"""What can go wrong with the store, as one small tree.
+
+    StoreError                 every store problem; the message is one sentence for the operator
+      ├─ StoreUrlError         the store URL is malformed or names an unsupported database
+      ├─ StoreUnavailableError the database cannot be reached, opened or migrated
+      ├─ DuplicateGrantError   a grant id or a token is already taken
+      └─ TokenFileError        the local token file is unsafe or unreadable
+
+Database driver exceptions stop at the store: their text may carry bound
+parameters (token hashes, record ids), so only the driver's own first line of
+explanation is kept.
+"""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """A problem with the runtime's state store."""
+
+
+class StoreUrlError(StoreError):
+    """The store URL is malformed or names a database the store does not support."""
+
+
+class StoreUnavailableError(StoreError):
+    """The database cannot be reached, opened or brought to the current schema."""
+
+
+class DuplicateGrantError(StoreError):
+    """A grant with this id, or a grant holding this token, already exists."""
+
+
+class TokenFileError(StoreError):
+    """The local token file is unsafe (too open) or unreadable."""
+
+
+def driver_reason(exc: BaseException) -> str:
+    """The first line of what the database driver said, without SQL or parameters."""
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip().splitlines()
+    return text[0] if text else orig.__class__.__name__

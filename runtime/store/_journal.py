@@ -1,0 +1,98 @@
+"""Append-only records of what agents did: the audit log (§20) and receipts (§21)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import insert, select, text
+
+from ._base import StoreBase
+from ._rows import AuditEntry, Receipt
+from ._tables import audit, receipts
+
+# "A2RC": the advisory lock class that orders receipt inserts per app
+_PG_RECEIPT_LOCK = 0x41325243
+
+
+class JournalMixin(StoreBase):
+    def add_audit(
+        self,
+        *,
+        app_id: str,
+        target: str,
+        outcome: str,
+        credential_id: str | None = None,
+        agent_name: str | None = None,
+        asserted_agent: str | None = None,
+        principal: str | None = None,
+        record_id: str | None = None,
+        code: str | None = None,
+    ) -> int:
+        """Append one audit entry; `credential_id` is a grant id, never a token."""
+        row = {
+            "app_id": app_id,
+            "at": self._now(),
+            "credential_id": credential_id,
+            "agent_name": agent_name,
+            "asserted_agent": asserted_agent,
+            "principal": principal,
+            "target": target,
+            "record_id": record_id,
+            "outcome": outcome,
+            "code": code,
+        }
+        with self._write() as conn:
+            return _new_id(conn.execute(insert(audit).values(row)).inserted_primary_key)
+
+    def audit_entries(self, app_id: str, cursor: int = 0, limit: int = 100) -> list[AuditEntry]:
+        query = (
+            select(audit)
+            .where(audit.c.app_id == app_id, audit.c.id > cursor)
+            .order_by(audit.c.id)
+            .limit(limit)
+        )
+        with self._read() as conn:
+            return [AuditEntry(**row._mapping) for row in conn.execute(query)]
+
+    def add_receipt(
+        self,
+        *,
+        app_id: str,
+        target: str,
+        text: str,
+        credential_id: str | None = None,
+        record_id: str | None = None,
+    ) -> int:
+        """Append a receipt and return its id, the cursor `receipts_since` pages by."""
+        row = {
+            "app_id": app_id,
+            "at": self._now(),
+            "credential_id": credential_id,
+            "target": target,
+            "record_id": record_id,
+            "text": text,
+        }
+        with self._write() as conn:
+            if conn.dialect.name == "postgresql":
+                # Sequence values are handed out before commit, so without this
+                # a reader could page past an id that commits a moment later.
+                conn.execute(_receipt_lock, {"cls": _PG_RECEIPT_LOCK, "app": app_id})
+            return _new_id(conn.execute(insert(receipts).values(row)).inserted_primary_key)
+
+    def receipts_since(self, app_id: str, cursor: int = 0, limit: int = 100) -> list[Receipt]:
+        """Receipts with an id above `cursor`, oldest first."""
+        query = (
+            select(receipts)
+            .where(receipts.c.app_id == app_id, receipts.c.id > cursor)
+            .order_by(receipts.c.id)
+            .limit(limit)
+        )
+        with self._read() as conn:
+            return [Receipt(**row._mapping) for row in conn.execute(query)]
+
+
+_receipt_lock = text("SELECT pg_advisory_xact_lock(:cls, hashtext(:app))")
+
+
+def _new_id(key: Any) -> int:
+    return int(key[0])

@@ -1,0 +1,78 @@
+"""The rows the store hands back: frozen, typed, and free of secrets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """An agent's credential. The token itself is never kept, not even its hash here."""
+
+    id: str
+    app_id: str | None  # None: every app served from this store
+    agent_name: str
+    principal: str
+    scopes: tuple[str, ...]
+    created_at: datetime
+    revoked_at: datetime | None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+
+@dataclass(frozen=True, slots=True)
+class IdemState:
+    """The outcome of reserving an idempotency key (protocol §12).
+
+    `fresh`: the caller now holds the key and must complete or release it.
+    `pending`: another request holds it and has not finished.
+    `done`: a request already succeeded with it; replay is a 409.
+    """
+
+    status: Literal["fresh", "pending", "done"]
+    record_id: str | None = None
+    operation: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    id: int
+    app_id: str
+    at: datetime
+    credential_id: str | None
+    target: str
+    record_id: str | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    id: int
+    app_id: str
+    at: datetime
+    credential_id: str | None
+    agent_name: str | None
+    asserted_agent: str | None
+    principal: str | None
+    target: str
+    record_id: str | None
+    outcome: str
+    code: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    id: str
+    app_id: str
+    operation: str
+    status: str
+    params: Any
+    result: Any
+    reason: str | None
+    created_at: datetime
+    updated_at: datetime
+    owner: str  # the runtime process that runs it

@@ -1,0 +1,71 @@
+"""`Store`: every piece of runtime state, keyed by app id, behind one SQLAlchemy engine."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from types import TracebackType
+
+from sqlalchemy import Engine
+
+from ._approvals import ApprovalsMixin
+from ._base import Clock
+from ._engine import WRITE_OPTIONS, create_store_engine, upgrade_schema
+from ._grants import GrantsMixin
+from ._idempotency import IdempotencyMixin
+from ._jobs import JobsMixin
+from ._journal import JournalMixin
+from ._url import parse_url, safe_url
+from ._versions import VersionsMixin
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Store(GrantsMixin, VersionsMixin, IdempotencyMixin, ApprovalsMixin, JournalMixin, JobsMixin):
+    """The runtime's state. Open with `Store.open(url)`; every method is one short transaction.
+
+    Methods are synchronous and thread-safe; several processes may share one
+    store (SQLite on one machine, PostgreSQL across machines).
+    """
+
+    def __init__(self, engine: Engine, *, clock: Clock | None = None) -> None:
+        self._engine = engine
+        self._writer = engine.execution_options(**WRITE_OPTIONS)
+        self._clock = clock or _utc_now
+
+    @classmethod
+    def open(cls, url: str, *, clock: Clock | None = None) -> Store:
+        """Connect and bring the schema to the newest revision.
+
+        `clock` returns the current aware datetime; tests pass one to move time.
+        """
+        engine = create_store_engine(parse_url(url))
+        try:
+            upgrade_schema(engine)
+        except BaseException:
+            engine.dispose()
+            raise
+        return cls(engine, clock=clock)
+
+    @property
+    def url(self) -> str:
+        """The store URL with any password masked."""
+        return safe_url(self._engine.url)
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self.url!r})"

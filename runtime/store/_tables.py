@@ -1,0 +1,154 @@
+"""The store's tables, as the queries see them.
+
+The migrations under `migrations/versions/` create these; a test compares the
+migrated database with this metadata so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    DateTime,
+    Dialect,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+from sqlalchemy.types import TypeDecorator
+
+NAMING = {
+    "pk": "pk_%(table_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC in, timezone-aware UTC out, on every backend.
+
+    SQLite has no time zone type; it stores the naive UTC text, which still
+    sorts and compares correctly because every value is UTC.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("the store only accepts timezone-aware datetimes")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+# SQLite only autoincrements a column declared exactly INTEGER PRIMARY KEY
+SERIAL = BigInteger().with_variant(Integer(), "sqlite")
+
+grants = Table(
+    "a2app_grants",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("app_id", Text, nullable=True),
+    Column("agent_name", Text, nullable=False),
+    Column("principal", Text, nullable=False, server_default="owner"),
+    Column("scopes", JSON, nullable=False),
+    Column("token_sha256", String(64), nullable=False, unique=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("revoked_at", UTCDateTime, nullable=True),
+)
+
+data_versions = Table(
+    "a2app_data_versions",
+    metadata,
+    Column("app_id", Text, primary_key=True),
+    Column("epoch", Text, nullable=False),
+    Column("counter", BigInteger, nullable=False),
+)
+
+idempotency_keys = Table(
+    "a2app_idempotency_keys",
+    metadata,
+    Column("app_id", Text, primary_key=True),
+    Column("scope", Text, primary_key=True),
+    Column("key", Text, primary_key=True),
+    Column("record_id", Text, nullable=True),
+    Column("operation", Text, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=False),
+    # NULL while the first request still runs; set once it succeeded
+    Column("completed_at", UTCDateTime, nullable=True),
+    Index(None, "app_id", "expires_at"),
+)
+
+approvals = Table(
+    "a2app_approvals",
+    metadata,
+    Column("app_id", Text, primary_key=True),
+    Column("key", String(64), primary_key=True),
+    Column("operation", Text, nullable=False),
+    Column("issued_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=False),
+    Column("used_at", UTCDateTime, nullable=True),
+)
+
+receipts = Table(
+    "a2app_receipts",
+    metadata,
+    Column("id", SERIAL, primary_key=True, autoincrement=True),
+    Column("app_id", Text, nullable=False),
+    Column("at", UTCDateTime, nullable=False),
+    Column("credential_id", Text, nullable=True),
+    Column("target", Text, nullable=False),
+    Column("record_id", Text, nullable=True),
+    Column("text", Text, nullable=False),
+    Index(None, "app_id", "id"),
+)
+
+audit = Table(
+    "a2app_audit",
+    metadata,
+    Column("id", SERIAL, primary_key=True, autoincrement=True),
+    Column("app_id", Text, nullable=False),
+    Column("at", UTCDateTime, nullable=False),
+    Column("credential_id", Text, nullable=True),
+    Column("agent_name", Text, nullable=True),
+    Column("asserted_agent", Text, nullable=True),
+    Column("principal", Text, nullable=True),
+    Column("target", Text, nullable=False),
+    Column("record_id", Text, nullable=True),
+    Column("outcome", Text, nullable=False),
+    Column("code", Text, nullable=True),
+    Index(None, "app_id", "id"),
+)
+
+jobs = Table(
+    "a2app_jobs",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("app_id", Text, nullable=False),
+    Column("operation", Text, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("params", JSON, nullable=False),
+    Column("result", JSON(none_as_null=True), nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("owner", Text, nullable=False),
+    Index(None, "app_id"),
+    Index(None, "owner", "status"),
+)

@@ -1,0 +1,31 @@
+"""The only code that talks to the foreign API: auth injection, base-URL confinement,
+pagination strategies, filter dialects, and foreign failures translated at one boundary.
+"""
+
+from ._client import UpstreamClient as UpstreamClient
+from ._confine import BaseUrl as BaseUrl
+from ._dialects import DIALECTS as DIALECTS
+from ._dialects import Dialect as Dialect
+from ._dialects import DjangoFilterDialect as DjangoFilterDialect
+from ._dialects import PlainDialect as PlainDialect
+from ._dialects import dialect_for as dialect_for
+from ._records import to_protocol as to_protocol
+from ._records import to_upstream as to_upstream
+from ._translate import retry_after as retry_after
+from ._walk import Page as Page
+from ._walk import Scan as Scan
+
+__all__ = [
+    "DIALECTS",
+    "BaseUrl",
+    "Dialect",
+    "DjangoFilterDialect",
+    "Page",
+    "PlainDialect",
+    "Scan",
+    "UpstreamClient",
+    "dialect_for",
+    "retry_after",
+    "to_protocol",
+    "to_upstream",
+]

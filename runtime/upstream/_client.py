@@ -1,0 +1,258 @@
+"""`UpstreamClient`: every request the runtime makes to the foreign API goes through here.
+
+One pooled `httpx.AsyncClient` per upstream; each exchange is bounded by the
+mapping's timeout, confined to the base URL, credentialed on the wire only, and
+translated at the boundary in `_translate`. Records come back in protocol shape.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+from urllib.parse import quote
+
+import anyio
+import httpx
+
+from runtime.mapping import Entity, Upstream
+from runtime.mapping import Mapping as MappingModel
+from runtime.protocol import ProtocolError
+
+from ._confine import BaseUrl
+from ._dialects import Dialect, dialect_for
+from ._pagination import Answer, style_for
+from ._records import dig, id_text, to_protocol, to_upstream, write_wrap
+from ._translate import NOT_FOUND, interpret, shape_error, translating
+from ._walk import Page, Pager, Scan, with_params
+from ._wire import Secrets, WireTransport
+
+logger = logging.getLogger("runtime.upstream")
+METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
+MAX_REDIRECTS = 5
+
+
+class UpstreamClient:
+    """The runtime's only connection to one foreign API."""
+
+    def __init__(
+        self,
+        upstream: Upstream,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        id_types: Mapping[str, str] | None = None,
+    ) -> None:
+        self.upstream = upstream
+        self.base = BaseUrl(upstream.base_url)
+        self._secrets = Secrets.of(upstream)
+        self._id_types = dict(id_types or {})
+        inner = transport if transport is not None else httpx.AsyncHTTPTransport()
+        self._http = httpx.AsyncClient(
+            transport=WireTransport(inner, upstream, self.base),
+            timeout=httpx.Timeout(upstream.timeout_seconds),
+            headers={"Accept": "application/json"},
+            follow_redirects=True,
+            max_redirects=MAX_REDIRECTS,
+            # Proxies and .netrc credentials from the environment would change
+            # where requests go and what they carry; the mapping alone decides.
+            trust_env=False,
+        )
+        pagination = upstream.pagination
+        self._pager = Pager(style_for(pagination, self.base), self._list, pagination.max_size)
+
+    @classmethod
+    def for_mapping(
+        cls, mapping: MappingModel, *, transport: httpx.AsyncBaseTransport | None = None
+    ) -> UpstreamClient:
+        """A client that also knows every entity's id type, for writing refs."""
+        id_types = {name: entity.id_type for name, entity in mapping.entities.items()}
+        return cls(mapping.upstream, transport=transport, id_types=id_types)
+
+    @property
+    def dialect(self) -> Dialect:
+        return dialect_for(self.upstream.dialect)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> UpstreamClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # ------------------------------------------------------------------ exchange
+
+    async def _send(self, method: str, url: httpx.URL, *, json: Any = None) -> httpx.Response:
+        what = f"{method} {url.path}"
+        started = time.perf_counter()
+        with translating(what), anyio.fail_after(self.upstream.timeout_seconds):
+            # The deadline bounds the whole exchange; httpx's own timeouts bound
+            # each phase, so a server trickling bytes cannot hold us past it.
+            response = await self._http.request(method, url, json=json)
+        # Path only: the query may hold filter values, or the key of query auth.
+        elapsed_ms = 1000 * (time.perf_counter() - started)
+        logger.debug("%s -> %d in %.0f ms", what, response.status_code, elapsed_ms)
+        return response
+
+    def _interpret(
+        self, response: httpx.Response, entity: Entity | None, *, not_found_is_none: bool = False
+    ) -> Any:
+        request = response.request
+        return interpret(
+            response,
+            what=f"{request.method} {request.url.path}",
+            secrets=self._secrets,
+            errors=self.upstream.errors,
+            entity=entity,
+            wrap=write_wrap(entity, self.upstream.write_envelope) if entity else (),
+            not_found_is_none=not_found_is_none,
+        )
+
+    async def _exchange(
+        self,
+        method: str,
+        url: httpx.URL,
+        *,
+        json: Any = None,
+        entity: Entity | None = None,
+        not_found_is_none: bool = False,
+    ) -> Any:
+        response = await self._send(method, url, json=json)
+        return self._interpret(response, entity, not_found_is_none=not_found_is_none)
+
+    async def _list(self, url: httpx.URL, entity: Entity) -> Answer:
+        response = await self._send("GET", url)
+        return Answer(self._interpret(response, entity, not_found_is_none=True), response)
+
+    # ------------------------------------------------------------------ reads
+
+    async def list_page(
+        self, entity: Entity, params: Mapping[str, str], *, page: int, per_page: int
+    ) -> Page:
+        """One protocol page: asked for directly when the style can, else walked to."""
+        url = self._join(entity.path, params)
+        return await self._pager.list_page(entity, url, page=page, per_page=per_page)
+
+    def scan(self, entity: Entity, params: Mapping[str, str], *, limit: int) -> Scan:
+        """Up to `limit` records over all upstream pages; see `Scan.truncated`."""
+        url = self._join(entity.path, params)
+        return self._pager.scan(entity, url, limit=limit)
+
+    async def get_record(self, entity: Entity, id: str | int) -> dict[str, Any] | None:
+        body = await self._exchange(
+            "GET", self._detail(entity, id), entity=entity, not_found_is_none=True
+        )
+        return None if body is NOT_FOUND else self._record(entity, body)
+
+    # ------------------------------------------------------------------ writes
+
+    async def create_record(self, entity: Entity, body: Mapping[str, Any]) -> dict[str, Any]:
+        """POST the record; returns it as the upstream stored it."""
+        self._allowed(entity, entity.write.create, "create")
+        url = self._join(entity.path)
+        answer = await self._send("POST", url, json=self._payload(entity, body))
+        result = self._interpret(answer, entity)
+        location = answer.headers.get("location")
+        if result is None and location:
+            # An empty 201 names the new record in Location; read it from there.
+            with translating(f"POST {url.path}"):
+                created = self.base.follow(location, answer.url)
+            result = await self._exchange("GET", created, entity=entity)
+        return self._record(entity, result)
+
+    async def update_record(
+        self, entity: Entity, id: str | int, body: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
+        """PATCH (or PUT, per the mapping) the record; None when it does not exist."""
+        method = entity.write.update
+        self._allowed(entity, method is not None, "update")
+        changes = dict(body)
+        if method == "PUT":
+            # PUT replaces: send the stored writable values with the changes on top,
+            # so fields the caller did not mention are not wiped.
+            current = await self.get_record(entity, id)
+            if current is None:
+                return None
+            kept = {
+                name: current.get(name)
+                for name, field in entity.fields.items()
+                if not field.read_only and not field.write_only
+            }
+            changes = kept | changes
+        result = await self._exchange(
+            method or "PATCH", self._detail(entity, id), json=self._payload(entity, changes),
+            entity=entity, not_found_is_none=True,
+        )  # fmt: skip
+        if result is NOT_FOUND:
+            return None
+        if result is None:
+            return await self.get_record(entity, id)  # 204: read back what was stored
+        return self._record(entity, result)
+
+    async def delete_record(self, entity: Entity, id: str | int) -> dict[str, Any] | None:
+        """DELETE the record: the upstream's last view of it, or ``{"id": …}``; None on 404."""
+        self._allowed(entity, entity.write.delete, "delete")
+        result = await self._exchange(
+            "DELETE", self._detail(entity, id), entity=entity, not_found_is_none=True
+        )
+        if result is NOT_FOUND:
+            return None
+        item = dig(result, self.upstream.item_envelope) if self.upstream.item_envelope else result
+        if isinstance(item, dict) and id_text(dig(item, entity.id_source)) is not None:
+            return to_protocol(entity, item)
+        return {"id": str(id)}
+
+    # ------------------------------------------------------------------ operations
+
+    async def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        json: Any = None,
+        entity: Entity | None = None,
+    ) -> Any:
+        """One request for an operation; `path` is relative to the base URL, already encoded."""
+        method = method.upper()
+        if method not in METHODS:
+            raise ValueError(f"unsupported method {method!r}")
+        url = self._join(path, params)
+        return await self._exchange(method, url, json=json, entity=entity)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _join(self, path: str, params: Mapping[str, str] | None = None) -> httpx.URL:
+        with translating(f"path {path[:100]}"):
+            return with_params(self.base.join(path), params)
+
+    def _detail(self, entity: Entity, id: str | int) -> httpx.URL:
+        return self._join(entity.detail_path.replace("{id}", quote(str(id), safe="")))
+
+    def _payload(self, entity: Entity, body: Mapping[str, Any]) -> dict[str, Any]:
+        return to_upstream(
+            entity, body, envelope=self.upstream.write_envelope, id_types=self._id_types
+        )
+
+    def _record(self, entity: Entity, body: Any) -> dict[str, Any]:
+        envelope = self.upstream.item_envelope
+        item = dig(body, envelope) if envelope else body
+        if not isinstance(item, dict):
+            got = "nothing" if item is None else f"a {type(item).__name__}"
+            raise shape_error(f"{got} where a {entity.name} record was expected")
+        return to_protocol(entity, item)
+
+    @staticmethod
+    def _allowed(entity: Entity, allowed: bool, action: str) -> None:
+        if not allowed:
+            raise ProtocolError(
+                "not_implemented", f"The upstream does not {action} {entity.name} records."
+            )

@@ -1,0 +1,187 @@
+"""The one translation boundary between the foreign API and the protocol's error codes.
+
+Everything the upstream can do to us becomes a `ProtocolError`, raised ``from`` the
+foreign exception so the cause stays in tracebacks, never in the message::
+
+    failure before an answer                      code (status)
+    ├─ TimeoutException, deadline passed ──────── upstream_timeout (504)
+    ├─ NetworkError: refused, DNS, TLS, reset ─── upstream_unavailable (502)
+    ├─ RemoteProtocolError: dropped, no answer ── upstream_unavailable (502)
+    ├─ link, redirect, path outside the base ──── upstream_error (502)
+    └─ other httpx errors (decoding, redirects) ─ upstream_error (502)
+    answer
+    ├─ 2xx, JSON of the expected shape ────────── returned
+    ├─ 2xx, HTML, not JSON or wrong shape ─────── upstream_error (502)
+    ├─ 401, 403 ───────────────────────────────── upstream_auth_failed (502)
+    ├─ 404 on one record (read, update, delete) ─ None, not an error
+    ├─ 400, 409, 422 ──────────────────────────── upstream_rejected (400), violations
+    ├─ 429 ────────────────────────────────────── upstream_rate_limited (429), retryAfterSeconds
+    └─ 5xx, 404 elsewhere, other 3xx/4xx ──────── upstream_error (502)
+
+Messages never carry the runtime's credentials nor the raw foreign body: at most a
+short, redacted excerpt, and none at all for 401/403.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import json
+import math
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+
+from runtime.mapping import Entity
+from runtime.protocol import ProtocolError
+
+from ._confine import OutsideUpstream
+from ._violations import violations
+from ._wire import Secrets, clean_text
+
+
+class _NotFound:
+    def __repr__(self) -> str:
+        return "NOT_FOUND"
+
+
+# The upstream's 404 for one record: an answer ("no such record"), not a failure.
+NOT_FOUND: Any = _NotFound()
+REJECTED_STATUSES = frozenset({400, 409, 422})
+DEFAULT_RETRY_AFTER = 1
+
+
+@contextmanager
+def translating(what: str) -> Iterator[None]:
+    """Around every httpx call: foreign exceptions in, `ProtocolError` out."""
+    try:
+        yield
+    except ProtocolError:
+        raise
+    except OutsideUpstream as exc:
+        raise ProtocolError(
+            "upstream_error",
+            f"A link outside the upstream was refused, not followed ({what}; host {exc.host}).",
+        ) from exc
+    except (httpx.TimeoutException, TimeoutError) as exc:
+        raise ProtocolError(
+            "upstream_timeout", f"The upstream app did not answer in time ({what})."
+        ) from exc
+    except (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError) as exc:
+        raise ProtocolError(
+            "upstream_unavailable",
+            f"The upstream app cannot be reached ({what}: {type(exc).__name__}).",
+        ) from exc
+    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:
+        raise ProtocolError(
+            "upstream_error", f"The upstream exchange failed ({what}: {type(exc).__name__})."
+        ) from exc
+
+
+def shape_error(what: str) -> ProtocolError:
+    """A 2xx answer that is not the JSON the mapping describes."""
+    return ProtocolError("upstream_error", f"The upstream answered unexpectedly: {what}.")
+
+
+def retry_after(value: str | None, *, now: dt.datetime | None = None) -> int:
+    """Seconds to wait, from ``Retry-After`` in seconds or as an HTTP date."""
+    if not value:
+        return DEFAULT_RETRY_AFTER
+    value = value.strip()
+    if value.isdigit():
+        return int(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return DEFAULT_RETRY_AFTER
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    seconds = (when - (now or dt.datetime.now(dt.UTC))).total_seconds()
+    return max(0, math.ceil(seconds))
+
+
+_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.DOTALL | re.IGNORECASE)
+
+
+def excerpt(response: httpx.Response, secrets: Secrets) -> str:
+    """A short, readable, redacted piece of a failing answer, for diagnosis."""
+    text = response.content[:4000].decode("utf-8", "replace")
+    if "html" in response.headers.get("content-type", "").lower() or text.lstrip().startswith("<"):
+        text = _TAGS.sub(" ", text)
+    text = clean_text(text, secrets)
+    return f": {text}" if text else ""
+
+
+def _json(response: httpx.Response, what: str, secrets: Secrets) -> Any:
+    content_type = response.headers.get("content-type", "").lower()
+    if not response.content.strip():
+        return None
+    if "html" in content_type:
+        raise shape_error(f"an HTML page instead of JSON ({what}){excerpt(response, secrets)}")
+    try:
+        return json.loads(response.content)
+    except (ValueError, UnicodeDecodeError):
+        raise shape_error(
+            f"{content_type or 'a body'} that is not JSON ({what}){excerpt(response, secrets)}"
+        ) from None
+
+
+def _try_json(response: httpx.Response) -> Any:
+    try:
+        return json.loads(response.content)
+    except (ValueError, UnicodeDecodeError):
+        return response.content[:4000].decode("utf-8", "replace")
+
+
+def interpret(
+    response: httpx.Response,
+    *,
+    what: str,
+    secrets: Secrets,
+    errors: str,
+    entity: Entity | None = None,
+    wrap: tuple[str, ...] = (),
+    not_found_is_none: bool = False,
+) -> Any:
+    """The parsed JSON of a successful answer, `NOT_FOUND`, or a `ProtocolError`."""
+    status = response.status_code
+    if 200 <= status < 300:
+        return _json(response, what, secrets)
+    if status in (401, 403):
+        # No excerpt: an auth failure page may describe or echo the credentials.
+        raise ProtocolError(
+            "upstream_auth_failed",
+            f"The upstream app refused the runtime's credentials (HTTP {status}, {what}); "
+            "the owner must fix them.",
+        )
+    if status == 404 and not_found_is_none:
+        return NOT_FOUND
+    if status == 429:
+        seconds = retry_after(response.headers.get("retry-after"))
+        raise ProtocolError(
+            "upstream_rate_limited",
+            f"The upstream app is rate limiting ({what}); retry after {seconds} s.",
+            retryAfterSeconds=seconds,
+        )
+    if status in REJECTED_STATUSES:
+        found = violations(
+            errors, _try_json(response), entity=entity, wrap=wrap,
+            clean=lambda text: clean_text(text, secrets),
+        )  # fmt: skip
+        if not found:
+            found = [{"code": "upstream_rejected", "field": None, "expected": f"HTTP {status}"}]
+        first = found[0]
+        raise ProtocolError(
+            "upstream_rejected",
+            f"The upstream app refused the values ({what}): {first['expected']}",
+            field=first["field"],
+            expected=first["expected"],
+            violations=found,
+        )
+    raise ProtocolError(
+        "upstream_error",
+        f"The upstream app answered HTTP {status} ({what}){excerpt(response, secrets)}",
+    )

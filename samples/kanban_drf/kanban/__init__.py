@@ -1,0 +1,1 @@
+"""The ``kanban`` Django app: boards, lists, cards and tags."""
