@@ -50,6 +50,20 @@ def serve(
     raise typer.Exit(serve_command(mapping, host, port, store, ready_json))
 
 
+@app.command()
+def demo(
+    check: Annotated[bool, typer.Option("--check", help="run the tour once and exit")] = False,
+    port: Annotated[int, typer.Option(help="port for the A2App surface")] = 8765,
+    state: Annotated[Path, typer.Option(help="where the demo keeps its store and token")] = Path(
+        ".a2app/demo"
+    ),
+) -> None:
+    """Start the Django sample and serve it as an A2App on loopback."""
+    from ._demo import run_demo
+
+    raise typer.Exit(run_demo(check=check, port=port, state=state))
+
+
 # --- a2map token: agent grants in the runtime store (mapper/_tokens.py) ---
 app.add_typer(token_app, name="token")
 # --- end a2map token ---

@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from runtime.protocol import ProtocolError
 
-from ._http import headers_of, reply, segments
+from ._http import headers_of, read_body, reply, segments
 from ._reads import fetch_record, list_records
 from ._security import rate_key
 from ._state import RuntimeState
@@ -20,6 +20,8 @@ async def records_route(request: Request) -> Response:
     parts = segments(request, PREFIX)
     if len(parts) not in (2, 3) or parts[1] != "records" or "" in parts:
         raise ProtocolError("not_found")
+    # The transport reads (and caps) the body before anything else looks at it.
+    body = await read_body(request) if request.method not in ("GET", "HEAD") else None
     headers = headers_of(request)
     state.limiter.hit(rate_key(headers), "data")
     entity = state.mapping.entities.get(parts[0])
@@ -37,6 +39,7 @@ async def records_route(request: Request) -> Response:
     state.security.authorize(headers, f"data:{entity.name}:write", write=True)
     if request.method not in ("POST", "PATCH", "DELETE"):
         raise ProtocolError("usage", f"{request.method} is not a records verb.", status=405)
+    del body
     raise ProtocolError(
         "not_implemented", "Record writes are not served by this runtime version yet."
     )

@@ -14,6 +14,7 @@ from ._ast import And as And
 from ._ast import Compare as Compare
 from ._ast import Expr as Expr
 from ._ast import Literal as Literal
+from ._ast import LiteralValue as LiteralValue
 from ._ast import Macro as Macro
 from ._ast import Operand as Operand
 from ._ast import Or as Or
@@ -54,8 +55,8 @@ __all__ = [
     "ANY_OPERATORS", "DEFAULT_PER_PAGE", "MACROS", "MAX_COMPARISONS", "MAX_EXPAND_DEPTH",
     "MAX_FILTER_LENGTH", "MAX_PER_PAGE", "MAX_RELATION_HOPS", "MAX_SORT_KEYS", "OPERATORS",
     "And", "Compare", "EntityResolver", "Excerpt", "Expr", "FieldPick", "FieldResolver", "Kind",
-    "Literal", "Lookup", "Macro", "Operand", "Or", "Paging", "Path", "Predicate", "Random",
-    "Record", "ResolvedPath", "SortItem", "SortKey", "Sorter", "Stage", "comparisons",
-    "compile_filter", "compile_sort", "parse_expand", "parse_fields", "parse_filter",
-    "parse_paging", "parse_sort", "project_fields",
+    "Literal", "LiteralValue", "Lookup", "Macro", "Operand", "Or", "Paging", "Path",
+    "Predicate", "Random", "Record", "ResolvedPath", "SortItem", "SortKey", "Sorter", "Stage",
+    "comparisons", "compile_filter", "compile_sort", "parse_expand", "parse_fields",
+    "parse_filter", "parse_paging", "parse_sort", "project_fields",
 ]  # fmt: skip

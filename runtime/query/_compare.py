@@ -87,7 +87,7 @@ def _like_test(kind: str, op: str, literal: Any) -> Test:
     want = op == "~"
 
     def test(v: Any) -> bool:
-        if v.__class__ is str and kind != "json":
+        if v.__class__ is str:  # text is searched as is, whatever the kind
             return match(v) is want
         text = like_text(kind, v)
         return text is not None and match(text) is want

@@ -49,6 +49,7 @@ link: JOIN item
 ?item: group | comparison
 group: "(" filter ")"
 comparison: operand SIGN operand
+// FUNC is named here only so the lexer keeps it: its callback refuses the call
 ?operand: NAME | STRING | NUMBER | FUNC
 
 sort: sort_item ("," sort_item)*

@@ -15,10 +15,15 @@ def main() -> int:
     parser.add_argument("--readonly", required=True, help="token of cred_ro")
     parser.add_argument("--only", help="check numbers, e.g. 1-9,12-16")
     args = parser.parse_args()
-    results = run(select(load_suite(), args.only), args.url, {"full": args.full, "readonly": args.readonly})
+    results = run(
+        select(load_suite(), args.only), args.url, {"full": args.full, "readonly": args.readonly}
+    )
     for r in results:
         mark = "ok  " if r.ok else "FAIL"
-        print(f"{mark} #{r.check.n:<2} {r.check.name}" + ("" if r.ok else f": {'; '.join(r.failures)}"))
+        print(
+            f"{mark} #{r.check.n:<2} {r.check.name}"
+            + ("" if r.ok else f": {'; '.join(r.failures)}")
+        )
     failed = sum(not r.ok for r in results)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

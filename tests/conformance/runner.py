@@ -1,6 +1,6 @@
 """A port of the A2App conformance runner's assertion rules, for any A2App URL.
 
-    python -m tests.conformance URL --full TOKEN --readonly TOKEN [--only 1-9,12]
+python -m tests.conformance URL --full TOKEN --readonly TOKEN [--only 1-9,12]
 """
 
 from __future__ import annotations
@@ -43,7 +43,10 @@ class Result:
 
 def load_suite(path: Path = SUITE) -> list[Check]:
     doc = yaml.safe_load(path.read_text())
-    return [Check(c["n"], c["name"], c["request"], c["expect"], c.get("save", {})) for c in doc["checks"]]
+    return [
+        Check(c["n"], c["name"], c["request"], c["expect"], c.get("save", {}))
+        for c in doc["checks"]
+    ]
 
 
 def select(checks: list[Check], only: str | None) -> list[Check]:
@@ -100,9 +103,15 @@ def assess(expect: dict[str, Any], status: int, body: Any, raw: str) -> list[str
     for path, n in expect.get("len", {}).items():
         got = at(body, path)
         if not isinstance(got, list) or len(got) != n:
-            failures.append(f"len({path}) = {len(got) if isinstance(got, list) else got!r}, expected {n}")
+            failures.append(
+                f"len({path}) = {len(got) if isinstance(got, list) else got!r}, expected {n}"
+            )
     if "maxChars" in expect:
-        size = len(json.dumps(body, separators=(",", ":"), ensure_ascii=False)) if body is not None else len(raw)
+        size = (
+            len(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
+            if body is not None
+            else len(raw)
+        )
         if size > expect["maxChars"]:
             failures.append(f"{size} chars, budget {expect['maxChars']}")
     return failures
@@ -125,7 +134,11 @@ def run(
             content = json.dumps(req["body"]) if "body" in req else None
             try:
                 response = client.request(
-                    req["method"], req["path"], params=req.get("query"), headers=headers, content=content
+                    req["method"],
+                    req["path"],
+                    params=req.get("query"),
+                    headers=headers,
+                    content=content,
                 )
             except httpx.HTTPError as exc:
                 results.append(Result(check, (f"request failed: {exc!r}",), None, None))

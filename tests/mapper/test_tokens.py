@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from mapper._tokens import scope_problems, split_scopes
 from mapper.cli import app
 from runtime.store import Store
-from tests.runtime.store.databases import DATABASES, database
+from tests.fixtures.databases import DATABASES, database
 
 runner = CliRunner()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
@@ -105,5 +105,5 @@ def resolver() -> EntityResolver:
     return EntityResolver(CARDS, ENTITIES, lookup)
 
 
-def ids(records: list[dict[str, Any]]) -> list[str]:
+def ids(records: Sequence[Mapping[str, Any]]) -> list[str]:
     return [r["id"] for r in records]

@@ -197,7 +197,7 @@ class Refusal:
 REFUSALS = [
     Refusal("nope = 1", "unknown field 'nope' on cards; declared: id, title, priority, done"),
     Refusal('secret = "x"', "unknown field 'secret'"),
-    Refusal('owner.nope = 1', "unknown field 'nope' on users (in 'owner.nope')"),
+    Refusal("owner.nope = 1", "unknown field 'nope' on users (in 'owner.nope')"),
     Refusal("comments_via_card.id = 1", "Back-relations (x_via_y) are not supported"),
     Refusal('scan = ""', "'scan' is a binary field"),
     Refusal('points = "abc"', "\"abc\" is not a number (field 'points')"),

@@ -71,7 +71,10 @@ CASES = [
     Case("expand,expand.owner.name", {"expand": RECORD["expand"]}),
     Case(
         "*,expand.owner.name",
-        {**{k: v for k, v in RECORD.items() if k != "expand"}, "expand": {"owner": {"name": "Ann"}}},
+        {
+            **{k: v for k, v in RECORD.items() if k != "expand"},
+            "expand": {"owner": {"name": "Ann"}},
+        },
     ),
     Case("expand.owner.*,id", {"id": "c1", "expand": {"owner": RECORD["expand"]["owner"]}}),
     Case("body:excerpt(100)", {"body": "Hello world Again"}),

@@ -11,6 +11,7 @@ from runtime.query import (
     And,
     Compare,
     Literal,
+    LiteralValue,
     Macro,
     Or,
     Path,
@@ -85,7 +86,7 @@ LITERALS = [
 
 
 @pytest.mark.parametrize(("text", "value"), LITERALS, ids=[t for t, _ in LITERALS])
-def test_literals_decode(text: str, value: object) -> None:
+def test_literals_decode(text: str, value: LiteralValue) -> None:
     parsed = parse_filter(f"a = {text}")
     assert isinstance(parsed, Compare) and parsed.right == Literal(value)
     assert type(parsed.right.value) is type(value)

@@ -33,7 +33,9 @@ def test_parse_expand(text: str, expected: tuple[tuple[str, ...], ...]) -> None:
 def test_malformed_expand_is_refused(text: str) -> None:
     with pytest.raises(ProtocolError) as caught:
         parse_expand(text)
-    assert caught.value.code == "invalid_filter" and "invalid expand segment" in caught.value.message
+    assert (
+        caught.value.code == "invalid_filter" and "invalid expand segment" in caught.value.message
+    )
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,15 @@ def test_as_day(value: object, expected: str | None) -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(3, 3), (2.5, 2.5), (" 5 ", 5.0), ("1e3", 1000.0), (True, None), ("nan", None), ("0x10", None)],
+    [
+        (3, 3),
+        (2.5, 2.5),
+        (" 5 ", 5.0),
+        ("1e3", 1000.0),
+        (True, None),
+        ("nan", None),
+        ("0x10", None),
+    ],
 )
 def test_as_number(value: object, expected: float | None) -> None:
     assert as_number(value) == expected

@@ -8,7 +8,7 @@ import pytest
 
 from runtime.store import Store
 
-from .databases import DATABASES, database
+from tests.fixtures.databases import DATABASES, database
 
 
 class FakeClock:
