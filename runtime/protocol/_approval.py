@@ -33,7 +33,7 @@ _SHORT_ESCAPES = {
 
 
 def js_number_text(value: float) -> str:
-    """`Number.prototype.toString()`: the shortest round-trip digits, laid out as ECMAScript does."""
+    """`Number.prototype.toString()`: shortest round-trip digits, laid out as ECMAScript does."""
     if isinstance(value, bool):
         raise TypeError("a boolean is not a number")
     if isinstance(value, int):

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from runtime.store import Store
-
 from tests.fixtures.databases import DATABASES, database
 
 
