@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
@@ -11,6 +10,7 @@ from starlette.responses import Response
 from runtime.protocol import ProtocolError
 from runtime.protocol import _describe as describe
 
+from ._clock import server_now, tz_offset_minutes
 from ._http import headers_of, reply, segments
 from ._reads import fetch_record, lookup_labels
 from ._security import rate_key
@@ -18,16 +18,6 @@ from ._state import RuntimeState
 
 ADAPTER_VERSION = "0.1.0"
 PREFIX = "/api/_a2app"
-
-
-def _now_iso() -> str:
-    now = datetime.now(UTC)
-    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
-
-
-def _tz_offset_minutes() -> int:
-    offset = datetime.now().astimezone().utcoffset()
-    return int(offset.total_seconds() // 60) if offset is not None else 0
 
 
 def identity(state: RuntimeState) -> dict[str, Any]:
@@ -38,8 +28,8 @@ def identity(state: RuntimeState) -> dict[str, Any]:
         "app": {"id": state.mapping.app.id, "name": state.mapping.app.name},
         "schemaVersion": state.schema_version,
         "dataVersion": state.store.data_version(state.mapping.app.id),
-        "serverNow": _now_iso(),
-        "serverTzOffsetMinutes": _tz_offset_minutes(),
+        "serverNow": server_now(),
+        "serverTzOffsetMinutes": tz_offset_minutes(),
     }
     if state.mapping.app.version:
         doc["appVersion"] = state.mapping.app.version

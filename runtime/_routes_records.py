@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import Response
 
+from runtime.mapping import Entity
 from runtime.protocol import ProtocolError
+from runtime.protocol._access import Caller
 
+from . import _writes as writes
 from ._http import headers_of, read_body, reply, segments
 from ._reads import fetch_record, list_records
 from ._security import rate_key
 from ._state import RuntimeState
 
 PREFIX = "/api/collections"
+WRITE_VERBS = ("POST", "PATCH", "DELETE")
 
 
 async def records_route(request: Request) -> Response:
@@ -36,10 +42,64 @@ async def records_route(request: Request) -> Response:
         if record_id is None:
             return reply(await list_records(state, entity, request.query_params))
         return reply(await fetch_record(state, entity, record_id))
-    state.security.authorize(headers, f"data:{entity.name}:write", write=True)
-    if request.method not in ("POST", "PATCH", "DELETE"):
+    target = f"data:{entity.name}"
+    try:
+        caller = state.security.authorize(headers, f"{target}:write", write=True)
+    except ProtocolError as exc:
+        writes.audit(state, None, target, "rejected", record_id=record_id, code=exc.code)
+        raise
+    if request.method not in WRITE_VERBS:
         raise ProtocolError("usage", f"{request.method} is not a records verb.", status=405)
-    del body
-    raise ProtocolError(
-        "not_implemented", "Record writes are not served by this runtime version yet."
-    )
+    agent = headers.get("x-a2app-agent") or headers.get("x-lui-agent")
+    try:
+        result = await _write(state, entity, caller, request.method, record_id, body, headers)
+    except ProtocolError as exc:
+        writes.audit(
+            state,
+            caller,
+            target,
+            "rejected",
+            record_id=record_id,
+            code=exc.code,
+            asserted_agent=agent,
+        )
+        raise
+    done_id = str(result.get("id") or result.get("deleted"))
+    writes.audit(state, caller, target, "ok", record_id=done_id, asserted_agent=agent)
+    state.store.bump_data_version(state.mapping.app.id)
+    return reply(result)
+
+
+async def _write(
+    state: RuntimeState,
+    entity: Entity,
+    caller: Caller,
+    method: str,
+    record_id: str | None,
+    body: dict[str, Any] | None,
+    headers: dict[str, str],
+) -> dict[str, Any]:
+    if method == "DELETE":
+        if record_id is None:
+            raise ProtocolError("usage", "DELETE needs a record id in the path.")
+        await writes.delete(state, entity, record_id)
+        return {"a2app": True, "ok": True, "deleted": record_id}
+    scope = entity.name if method == "POST" else f"{entity.name}#{record_id}"
+    key = headers.get("idempotency-key") if (method == "POST" or record_id) else None
+    idem = writes.Idempotency(state, scope, key)
+    idem.reserve()
+    try:
+        writes.guard(entity.fields, body, require=method == "POST", write_allow=entity.write_allow)
+        values = body or {}
+        if method == "POST":
+            # A POST to .../records/{id} is a create: the path id is ignored (§9.3).
+            stored = await writes.create(state, entity, values)
+        elif record_id is None:
+            raise ProtocolError("usage", "PATCH needs a record id in the path.")
+        else:
+            stored = await writes.update(state, entity, record_id, values)
+    except BaseException:
+        idem.release()
+        raise
+    idem.complete(record_id=str(stored["id"]))
+    return stored

@@ -63,10 +63,14 @@ def how_text(mapping: Mapping) -> str:
     hint = " ".join((mapping.serve.credential_hint or "").split())
     if not hint:
         return DEFAULT_HOW
-    if len(hint) > HOW_MAX:
-        cut = len(hint) - HOW_MAX
-        hint = hint[:HOW_MAX] + f" [truncated by adapter, {cut} chars cut]"
-    return hint
+    if len(hint) <= HOW_MAX:
+        return hint
+    # The marker counts toward the cap and its own length changes the count it
+    # reports; three passes reach the fixed point (the digit count grows at most twice).
+    marker = ""
+    for _ in range(3):
+        marker = f" [truncated by adapter, {len(hint) - HOW_MAX + len(marker)} chars cut]"
+    return hint[: max(0, HOW_MAX - len(marker))] + marker
 
 
 def presented_token(headers: dict[str, str]) -> str | None:
@@ -128,6 +132,8 @@ class Security:
 class RateLimiter:
     """Fixed 60-second windows per (caller key, class), in process memory.
 
+    A key's window opens at its first request and closes 60 seconds later.
+
     Kept off the store so the hot path makes no database write.
     """
 
@@ -137,6 +143,7 @@ class RateLimiter:
         self._limits = limits
         self._clock = clock
         self._windows: dict[tuple[str, str], tuple[int, int]] = {}
+        self._prune_at = 10_000
         self._lock = threading.Lock()
 
     def hit(self, key: str, klass: str) -> None:
@@ -144,13 +151,15 @@ class RateLimiter:
         if limit <= 0:
             return
         now_ms = int(self._clock() * 1000)
-        window = now_ms - now_ms % self.WINDOW_MS
         with self._lock:
-            start, count = self._windows.get((key, klass), (window, 0))
-            if start != window:
-                start, count = window, 0
-                if len(self._windows) > 10_000:
-                    self._windows = {k: v for k, v in self._windows.items() if v[0] == window}
+            start, count = self._windows.get((key, klass), (now_ms, 0))
+            if now_ms - start >= self.WINDOW_MS:
+                start, count = now_ms, 0
+            if len(self._windows) > self._prune_at:
+                self._windows = {
+                    k: v for k, v in self._windows.items() if now_ms - v[0] < self.WINDOW_MS
+                }
+                self._prune_at = max(10_000, 2 * len(self._windows))
             count += 1
             self._windows[(key, klass)] = (start, count)
         if count > limit:

@@ -15,6 +15,7 @@ from runtime.protocol import ProtocolError
 
 from ._http import HostGuard, StripTrailingSlash, error_reply, log
 from ._routes_a2app import a2app_route, identity_route
+from ._routes_ops import ops_route
 from ._routes_records import records_route
 from ._security import allowed_hosts, host_allowed
 from ._state import RuntimeState
@@ -72,6 +73,7 @@ def create_app(state: RuntimeState) -> FastAPI:
         app.router.add_route(path, identity_route, methods=ALL_METHODS, include_in_schema=False)
     app.router.add_route("/api/_a2app/{rest:path}", a2app_route, methods=ALL_METHODS)
     app.router.add_route("/api/collections/{rest:path}", records_route, methods=ALL_METHODS)
+    app.router.add_route("/api/ops/{rest:path}", ops_route, methods=ALL_METHODS)
     app.router.add_route("/{rest:path}", _not_found, methods=ALL_METHODS)
     hosts = allowed_hosts(state.mapping)
     app.add_middleware(HostGuard, allowed=lambda host: host_allowed(host, hosts))

@@ -21,7 +21,6 @@ from runtime.mapping import Field
 
 from ._approval import js_json, js_number_text
 from ._errors import ProtocolError
-from ._jsjson import js_length
 
 UNPARSED = "__unparsed__"
 
@@ -64,6 +63,12 @@ class Violation:
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "field": self.field, "expected": self.expected, "got": self.got}
+
+
+def _utf16_length(text: str) -> int:
+    # Counted per character rather than by encoding, so a lone surrogate (legal in
+    # a parsed JSON string) counts as the one unit JavaScript sees, not an error.
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
 
 def is_blank(value: Any) -> bool:
@@ -140,7 +145,7 @@ def _value_violation(field: Field, value: Any, *, day_key: bool) -> tuple[str, s
     if kind == "string":
         if not isinstance(value, str):
             return "invalid_string", "text"
-        if field.max is not None and js_length(value) > field.max:
+        if field.max is not None and _utf16_length(value) > field.max:
             return "invalid_string", f"text of at most {field.max} characters"
     if kind == "number" and not _is_number(value):
         return "invalid_number", "a number"

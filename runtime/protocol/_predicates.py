@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping as AbcMapping
 from typing import Any
 
@@ -23,12 +25,38 @@ def _as_declared(entity: Entity, name: str, value: Any) -> Any:
     if kind == "boolean" and isinstance(value, str) and value in ("true", "false"):
         return value == "true"
     if kind == "number" and isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
+        number = _js_number(value)
+        if number is None:
             return value
         return int(number) if number.is_integer() else number
     return value
+
+
+# What JavaScript's `Number(text)` accepts, ASCII only: Python's float() also takes
+# "1_000", "nan", "inf" and non-ASCII digits, which JavaScript reads as NaN.
+_JS_SPACE = (
+    " \t\n\v\f\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)", re.ASCII)
+
+
+def _js_number(text: str) -> float | None:
+    """`Number(text)` when it is finite, else None."""
+    text = text.strip(_JS_SPACE)
+    if text == "":
+        return 0.0
+    if _RADIX.fullmatch(text):
+        try:
+            number = float(int(text, 0))
+        except OverflowError:
+            return None
+    elif _DECIMAL.fullmatch(text):
+        number = float(text)
+    else:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -50,10 +78,12 @@ def _plain(value: Any) -> Any:
 
 
 def render(value: Any) -> str:
-    if _blank(value):
+    """A value in a blocked reason, as the reference prints it (stored values arrive
+    already read as declared, so a stored "" is None here and prints `blank`)."""
+    if value is None:
         return "blank"
     if isinstance(value, str):
-        return compact_json(value)
+        return f'"{value}"'
     if isinstance(value, list | tuple | AbcMapping):
         return compact_json(_plain(value))
     return js_string(value)
@@ -84,7 +114,9 @@ def evaluate(pred: Any, entity: Entity, record: AbcMapping[str, Any]) -> str | N
     actual = _as_declared(entity, name, record.get(name))
     if "eq" in pred:
         want = _as_declared(entity, name, pred["eq"])
-        return None if _same(actual, want) else f"{name} is {render(actual)}, not {render(want)}"
+        return (
+            None if _same(actual, want) else f"{name} is {render(actual)}, not {render(pred['eq'])}"
+        )
     if "ne" in pred:
         want = _as_declared(entity, name, pred["ne"])
         return f"{name} is {render(actual)}" if _same(actual, want) else None
@@ -92,7 +124,7 @@ def evaluate(pred: Any, entity: Entity, record: AbcMapping[str, Any]) -> str | N
         options = [_as_declared(entity, name, v) for v in pred["in"]]
         if any(_same(actual, v) for v in options):
             return None
-        return f"{name} is {render(actual)}, not {_or_list([render(v) for v in options])}"
+        return f"{name} is {render(actual)}, not {_or_list([render(v) for v in pred['in']])}"
     if "notIn" in pred:
         options = [_as_declared(entity, name, v) for v in pred["notIn"]]
         return f"{name} is {render(actual)}" if any(_same(actual, v) for v in options) else None

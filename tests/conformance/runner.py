@@ -147,7 +147,8 @@ def run(
                 body = response.json()
             except ValueError:
                 body = None
-            failures = assess(check.expect, response.status_code, body, response.text)
+            expect = _interpolate(check.expect, variables)
+            failures = assess(expect, response.status_code, body, response.text)
             if not failures:
                 for var, path in check.save.items():
                     variables[var] = at(body, path)

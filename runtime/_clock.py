@@ -1,0 +1,17 @@
+"""Server time as the protocol writes it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+def server_now() -> str:
+    """ISO-8601 UTC with milliseconds and `Z`: `2026-07-30T09:15:00.000Z`."""
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def tz_offset_minutes() -> int:
+    """The server's local zone, minutes east of UTC."""
+    offset = datetime.now().astimezone().utcoffset()
+    return int(offset.total_seconds() // 60) if offset is not None else 0

@@ -1,0 +1,88 @@
+"""`POST /api/ops/{name}`: declared operations (protocol §13)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from runtime.protocol import ProtocolError
+from runtime.protocol._approval import approval_key
+
+from . import _writes as writes
+from ._http import headers_of, read_body, reply, segments
+from ._operations import execute
+from ._security import rate_key
+from ._state import RuntimeState
+
+PREFIX = "/api/ops"
+APPROVAL_HEADERS = ("x-a2app-approval", "x-lui-approval")
+APPROVAL_TTL_SECONDS = 600
+
+
+async def ops_route(request: Request) -> Response:
+    state: RuntimeState = request.app.state.runtime
+    parts = segments(request, PREFIX)
+    if len(parts) != 1 or not parts[0]:
+        raise ProtocolError("not_found")
+    body = await read_body(request)
+    headers = headers_of(request)
+    state.limiter.hit(rate_key(headers), "ops")
+    op = state.mapping.operation(parts[0])
+    if op is None:
+        names = ", ".join(o.name for o in state.mapping.operations)
+        raise ProtocolError("unknown_operation", f"No operation {parts[0]!r}; declared: {names}.")
+    if request.method != "POST":
+        raise ProtocolError("usage", "Operations are POST-only.", status=405)
+    caller = state.security.authorize(headers, f"op:{op.name}", write=not op.read_only)
+    target = f"op:{op.name}"
+    agent = headers.get("x-a2app-agent") or headers.get("x-lui-agent")
+    args = body or {}
+    try:
+        writes.guard(op.params, args, require=True, params=True)
+        await writes.check_refs(state, op.params, args)
+    except ProtocolError as exc:
+        writes.audit(state, caller, target, "rejected", code=exc.code, asserted_agent=agent)
+        raise
+    idem = writes.Idempotency(state, f"op:{op.name}", headers.get("idempotency-key"))
+    idem.reserve()
+    try:
+        if op.destructive:
+            _approve(state, op.name, args, headers)
+        result = await execute(state, op, args)
+    except ProtocolError as exc:
+        idem.release()
+        if exc.code != "approval_required":
+            writes.audit(state, caller, target, "rejected", code=exc.code, asserted_agent=agent)
+        raise
+    except BaseException:
+        idem.release()
+        raise
+    idem.complete(operation=op.name)
+    if not op.read_only:
+        state.store.bump_data_version(state.mapping.app.id)
+    writes.audit(state, caller, target, "ok", asserted_agent=agent)
+    return reply({"a2app": True, "ok": True, "operation": op.name, "result": result})
+
+
+def _approve(
+    state: RuntimeState, name: str, args: dict[str, object], headers: dict[str, str]
+) -> None:
+    """A human approves a destructive call by handing back the key it was issued (§13)."""
+    app = state.mapping.app.id
+    key = approval_key(name, args)
+    presented = next((headers[h] for h in APPROVAL_HEADERS if headers.get(h)), None)
+    if presented is None:
+        state.store.issue_approval(app, key, name, APPROVAL_TTL_SECONDS)
+        raise ProtocolError(
+            "approval_required",
+            f"{name} is destructive: a human must approve it; call again with "
+            "the X-A2App-Approval header set to approvalKey.",
+            approvalKey=key,
+        )
+    if presented != key or not state.store.consume_approval(app, key):
+        raise ProtocolError(
+            "approval_required",
+            "The approval key does not match these arguments, or it was used or has expired; "
+            "call once more without it to get a new one.",
+            approvalKey=key,
+        )

@@ -1,0 +1,240 @@
+"""Record writes: idempotency, the guard, refs, the upstream write, read-back (protocol §9 to §12).
+
+Nothing is reported done that a fresh read of the upstream does not show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping as AbcMapping
+from typing import Any
+
+from runtime.mapping import Entity, Field
+from runtime.protocol import ProtocolError
+from runtime.protocol._access import Caller
+from runtime.protocol._guard import (
+    Violation,
+    check,
+    guard_error,
+    is_blank,
+    not_stored_error,
+    read_back,
+)
+
+from ._clock import server_now
+from ._state import RuntimeState
+
+IDEM_TTL_SECONDS = 24 * 3600
+REFERENCE_EXAMPLES = 10
+
+
+class Idempotency:
+    """One `Idempotency-Key` for the life of a request: reserved, then kept or freed."""
+
+    def __init__(self, state: RuntimeState, scope: str, key: str | None) -> None:
+        self.state, self.scope, self.key = state, scope, key
+        self.held = False
+
+    def reserve(self) -> None:
+        if not self.key:
+            return
+        app = self.state.mapping.app.id
+        found = self.state.store.reserve_idempotency_key(
+            app, self.scope, self.key, IDEM_TTL_SECONDS
+        )
+        if found.status == "fresh":
+            self.held = True
+            return
+        extra: dict[str, Any] = {}
+        if found.record_id is not None:
+            extra["id"] = found.record_id
+        if found.operation is not None:
+            extra["operation"] = found.operation
+        still = " is still in progress" if found.status == "pending" else " was already used"
+        raise ProtocolError("duplicate_request", f"Idempotency key {self.key!r}{still}.", **extra)
+
+    def complete(self, *, record_id: str | None = None, operation: str | None = None) -> None:
+        if self.held and self.key:
+            self.state.store.complete_idempotency_key(
+                self.state.mapping.app.id,
+                self.scope,
+                self.key,
+                record_id=record_id,
+                operation=operation,
+            )
+            self.held = False
+
+    def release(self) -> None:
+        if self.held and self.key:
+            self.state.store.release_idempotency_key(
+                self.state.mapping.app.id, self.scope, self.key
+            )
+            self.held = False
+
+
+def audit(
+    state: RuntimeState,
+    caller: Caller | None,
+    target: str,
+    outcome: str,
+    *,
+    record_id: str | None = None,
+    code: str | None = None,
+    asserted_agent: str | None = None,
+) -> None:
+    state.store.add_audit(
+        app_id=state.mapping.app.id,
+        target=target,
+        outcome=outcome,
+        credential_id=caller.credential_id if caller else None,
+        agent_name=caller.agent_name if caller else None,
+        asserted_agent=asserted_agent,
+        principal=caller.principal if caller else None,
+        record_id=record_id,
+        code=code,
+    )
+
+
+def guard(
+    fields: AbcMapping[str, Field], body: Any, *, require: bool, write_allow: tuple[str, ...] = (),
+    params: bool = False,
+) -> None:  # fmt: skip
+    violations = check(fields, body if body is not None else {}, require=require,
+                       write_allow=write_allow, params=params)  # fmt: skip
+    if violations:
+        raise guard_error(violations, server_now())
+
+
+async def check_refs(
+    state: RuntimeState, fields: AbcMapping[str, Field], body: AbcMapping[str, Any]
+) -> None:
+    """A ref that names no record is refused before the upstream sees the write."""
+    wanted: list[tuple[Field, Any, str]] = []
+    for name, value in body.items():
+        field = fields.get(name)
+        if field is None or not field.is_ref or field.entity is None or is_blank(value):
+            continue
+        ids = value if isinstance(value, list) else [value]
+        wanted.extend((field, value, str(i)) for i in ids)
+    if not wanted:
+        return
+    entities = state.mapping.entities
+    found = await asyncio.gather(
+        *(state.upstream.get_record(entities[f.entity or ""], i) for f, _, i in wanted)
+    )
+    violations: list[Violation] = []
+    seen: set[str] = set()
+    for (field, value, _ref_id), record in zip(wanted, found, strict=True):
+        if record is None and field.name not in seen:
+            seen.add(field.name)
+            violations.append(
+                Violation(
+                    "invalid_ref", field.name, f"the id of an existing {field.entity} record", value
+                )
+            )
+    if violations:
+        raise guard_error(violations, server_now())
+
+
+async def create(state: RuntimeState, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
+    await check_refs(state, entity.fields, body)
+    written = await state.upstream.create_record(entity, _declared_only(entity, body))
+    record_id = str(written["id"])
+    return await _read_back(state, entity, record_id, body)
+
+
+async def update(
+    state: RuntimeState, entity: Entity, record_id: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    await check_refs(state, entity.fields, body)
+    written = await state.upstream.update_record(entity, record_id, _declared_only(entity, body))
+    if written is None:
+        raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
+    return await _read_back(state, entity, record_id, body)
+
+
+def _declared_only(entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
+    # writeAllow keys pass through unvalidated, as the protocol allows.
+    return {k: v for k, v in body.items() if k in entity.fields or k in entity.write_allow}
+
+
+async def _read_back(
+    state: RuntimeState, entity: Entity, record_id: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    stored = await state.upstream.get_record(entity, record_id)
+    if stored is None:
+        raise ProtocolError(
+            "not_stored",
+            f"Rejected by a2app (not_stored): the upstream app answered the write but has no "
+            f'{entity.name} record "{record_id}". Do NOT report this write as done.',
+            violations=[],
+            id=record_id,
+        )
+    missing = read_back(entity.fields, body, stored)
+    if missing:
+        raise not_stored_error(entity.name, record_id, missing)
+    return stored
+
+
+async def referenced_by(
+    state: RuntimeState, target: Entity, record_id: str
+) -> list[dict[str, Any]]:
+    """Records whose restricting refs still point at `record_id` (protocol §9.5)."""
+    found: list[dict[str, Any]] = []
+    for other in state.mapping.entities.values():
+        for field in other.fields.values():
+            if not field.is_ref or field.entity != target.name or field.on_delete != "restrict":
+                continue
+            ids = await _referencing(state, other, field, record_id)
+            if ids:
+                found.append({"entity": other.name, "field": field.name, "ids": ids})
+    return found
+
+
+async def _referencing(
+    state: RuntimeState, other: Entity, field: Field, record_id: str
+) -> list[str]:
+    params: dict[str, str] = {}
+    spelled = other.filters.get(field.name, {}).get("=" if field.type == "ref" else "?=")
+    if spelled is not None:
+        encoded = state.upstream.dialect.encode_value(field, record_id)
+        if encoded is not None:
+            params[spelled.param] = encoded
+    scan = state.upstream.scan(other, params, limit=state.mapping.serve.scan_limit)
+    ids: list[str] = []
+    async for record in scan:
+        value = record.get(field.name)
+        hit = record_id in value if isinstance(value, list) else value == record_id
+        if hit:
+            ids.append(str(record["id"]))
+            if len(ids) >= REFERENCE_EXAMPLES:
+                await scan.aclose()
+                break
+    if scan.truncated and not ids:
+        raise ProtocolError(
+            "upstream_error",
+            f"Cannot prove that no {other.name} record references this one within "
+            f"{state.mapping.serve.scan_limit} records; nothing was deleted.",
+        )
+    return ids
+
+
+async def delete(state: RuntimeState, entity: Entity, record_id: str) -> None:
+    if await state.upstream.get_record(entity, record_id) is None:
+        raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
+    blockers = await referenced_by(state, entity, record_id)
+    if blockers:
+        raise ProtocolError(
+            "record_referenced",
+            f"{entity.name} record {record_id!r} is still referenced; nothing was deleted.",
+            referencedBy=blockers,
+            resolution="Change or delete the referencing records first, then delete this one.",
+        )
+    if await state.upstream.delete_record(entity, record_id) is None:
+        raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
+    if await state.upstream.get_record(entity, record_id) is not None:
+        raise ProtocolError(
+            "upstream_error",
+            f"The upstream app answered the delete, but {entity.name} record {record_id!r} "
+            "is still there. Do NOT report it deleted.",
+        )
