@@ -19,8 +19,8 @@ from typing import Any
 
 from runtime.mapping import Field
 
-from ._approval import js_json, js_number_text
 from ._errors import ProtocolError
+from ._jsjson import js_json, js_number_text
 
 UNPARSED = "__unparsed__"
 

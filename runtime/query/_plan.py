@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from runtime.mapping import Entity, Field, SortSpec
+from runtime.protocol import ProtocolError
 
 from ._ast import And, Compare, Expr, Literal, Path, Random, SortItem, SortKey
+from ._values import coerce_literal
 
 _ID = Field(name="id", type="string", source=("id",))
 # `~` is a LIKE in PocketBase: `%` and `_` are wildcards there and literal text
@@ -65,10 +67,36 @@ def _push(entity: Entity, cmp: Expr, encoder: Encoder) -> tuple[str, str, bool] 
     declared = _ID if name == "id" else entity.fields.get(name)
     if cmp.op in ("~", "!~") and not (isinstance(value, str) and set(value) <= _LIKE_SAFE):
         return None
+    value = _sendable(declared, value)
+    if value is None:
+        return None
     encoded = encoder.encode_value(declared, value)
     if encoded is None:
         return None
     return spelled.param, encoded, spelled.proven
+
+
+def _sendable(declared: Field | None, value: Any) -> Any:
+    """The value the upstream is told, or None when only the local check can be exact.
+
+    Query-string filters drop an empty value (the whole parameter is ignored),
+    strip surrounding whitespace and refuse control characters; a day key
+    compared with a datetime counts by that instant's UTC date, which is what
+    the upstream must be told; and a value outside a closed enum is refused by
+    upstreams that validate choices, where the local check simply matches nothing.
+    """
+    if isinstance(value, str) and (not value or value != value.strip() or not value.isprintable()):
+        return None
+    if declared is None:
+        return value
+    if declared.type == "enum" and declared.values_closed and value not in declared.values:
+        return None
+    if declared.type == "string" and declared.day_key:
+        try:
+            return coerce_literal("day", value, declared.name)
+        except ProtocolError:
+            return None
+    return value
 
 
 def plan(

@@ -39,8 +39,10 @@ def _scalar(value: Any) -> str | None:
         return None
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):
-        if isinstance(value, float) and not math.isfinite(value):
+    if isinstance(value, int):
+        return str(value)  # exact: a query string is not bound by double precision
+    if isinstance(value, float):
+        if not math.isfinite(value):
             return None
         return compact_json(value)  # JavaScript's spelling: 1, not 1.0
     if isinstance(value, str):

@@ -92,9 +92,9 @@ DATES_BAD = ("2026-02-29", "1900-02-29", "2026-13-01", "2026-00-10", "2026-04-31
 # fmt: on
 
 SINGLE = [
-    *ok("name", "abcde", "\u00e9" * 5, "\U0001f600" * 2, "   ", None, ""),
+    *ok("name", "abcde", "\u00e9" * 5, "\U0001f600" * 2, "\ud800" * 5, "   ", None, ""),
     *bad("name", "invalid_string", "text", 5, ["a"], True),
-    *bad("name", "invalid_string", AT_MOST_5, "abcdef", "\U0001f600" * 3),
+    *bad("name", "invalid_string", AT_MOST_5, "abcdef", "\U0001f600" * 3, "\ud800" * 6),
     *ok("count", 12, -1.5, 10**30, *NUMBER_TEXT_OK),
     *bad("count", "invalid_number", "a number", True, False, [1], {"n": 1}, *NUMBER_TEXT_BAD),
     *ok("flag", True, False, "true", "false"),
