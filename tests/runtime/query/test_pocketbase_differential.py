@@ -1,0 +1,302 @@
+"""Our local filter evaluator against real PocketBase 0.40.6, on the same records.
+
+The rich kanban seed's cards are copied into a PocketBase ``cards`` collection
+(text title and list, select priority, bool done, date due, number points,
+multiple select tags, date opened holding the seed's creation time, text key
+holding the seed's id). Each case runs once in PocketBase
+(``GET /api/collections/cards/records?filter=…&perPage=500``) and once through
+``runtime.query.compile_filter`` over the records PocketBase stored, read as
+protocol records of an entity declaring the same fields; both must select the
+same records (and, when the case sorts, in the same order).
+
+Deliberately excluded, because our evaluator compares values as the mapping's
+declared types where PocketBase compares SQLite column text (reference
+``pocketbase-records-api.md`` §4.3, and the cases in ``test_evaluate.py``):
+
+* ordering comparisons that can reach a blank date (``due < X``, ``due <= X``
+  without ``due != ""``): PocketBase stores an unset date as ``''``, which
+  sorts before every date, so it keeps blank rows; we never order a blank;
+* a date-only literal under ``>`` or ``<=`` on a day that is stored: PocketBase
+  compares ``"2026-10-16 00:00:00.000Z" > "2026-10-16"`` as text (true), we
+  compare instants (equal); likewise datetime literals with ``T`` or a zone,
+  which PocketBase compares as text and we compare as instants;
+* bare multi-valued fields (``tags ?= "tag_bug"``, ``tags ~ "bug"``):
+  PocketBase compares the raw JSON array text, we compare the elements
+  (``tags:each`` and ``tags:length`` agree and are covered);
+* a boolean against the text ``"true"``, text against a number literal
+  (``title = 5`` is ``title = '5.0'`` in SQLite) and numbers against text that
+  is not numeric: PocketBase answers by SQLite affinity, we compare declared
+  types or refuse the literal with ``invalid_filter``;
+* macros whose value moves under the test (``@second``, ``@minute``, ``@now``
+  against values seconds away) and ``@random``, which is not deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Any
+
+import httpx
+import pytest
+
+from runtime.mapping import Entity, Field
+from runtime.query import EntityResolver, compile_filter, compile_sort, parse_filter, parse_sort
+from tests.fixtures.pocketbase import (
+    PocketBaseServer,
+    create_collection,
+    insert_records,
+    start_pocketbase,
+)
+from tests.fixtures.servers import KanbanServer
+
+PRIORITIES = ("none", "low", "medium", "high", "urgent")
+TAGS = ("tag_bug", "tag_feature", "tag_docs", "tag_ops", "tag_design")
+RECORDS = "/api/collections/cards/records"
+COLLECTION = [
+    {"name": "key", "type": "text", "required": True},
+    {"name": "title", "type": "text"},
+    {"name": "list", "type": "text"},
+    {"name": "priority", "type": "select", "values": list(PRIORITIES), "maxSelect": 1},
+    {"name": "done", "type": "bool"},
+    {"name": "due", "type": "date"},
+    {"name": "points", "type": "number"},
+    {"name": "tags", "type": "select", "values": list(TAGS), "maxSelect": len(TAGS)},
+    {"name": "opened", "type": "date"},
+]
+
+
+def _field(name: str, type: str, **extra: Any) -> Field:
+    return Field(name=name, type=type, source=(name,), **extra)
+
+
+CARDS = Entity(
+    name="cards",
+    module="board",
+    path="/cards/",
+    detail_path="/cards/{id}/",
+    id_source=("id",),
+    id_type="string",
+    fields=MappingProxyType(
+        {
+            f.name: f
+            for f in (
+                _field("key", "string"),
+                _field("title", "string"),
+                _field("list", "string"),
+                _field("priority", "enum", values=PRIORITIES),
+                _field("done", "boolean"),
+                _field("due", "datetime"),
+                _field("points", "number"),
+                _field("tags", "list<enum>", values=TAGS),
+                _field("opened", "datetime"),
+            )
+        }
+    ),
+    label="title",
+)
+
+
+def _points(key: str) -> float:
+    """A number per card the seed lacks: negatives, zero, halves, repeats."""
+    n = int(key.removeprefix("card_r")) if key.startswith("card_r") else 0
+    return (n * 7) % 11 - 3 + (0.5 if n % 6 == 0 else 0)
+
+
+def _pocketbase_card(card: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "key": card["id"],
+        "title": card["title"],
+        "list": card["list"] or "",
+        "priority": card["priority"] or "",
+        "done": card["done"],
+        "due": card["due"] or "",
+        "points": _points(card["id"]),
+        "tags": card["tags"],
+        "opened": card["created"],
+    }
+
+
+def _protocol(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored PocketBase record as a protocol record: an unset date is null."""
+    record = {name: stored[name] for name in CARDS.fields}
+    record["id"] = stored["id"]
+    for name in ("due", "opened"):
+        record[name] = record[name] or None
+    return record
+
+
+@dataclass(frozen=True)
+class Loaded:
+    server: PocketBaseServer
+    records: list[dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def pocketbase(kanban_rich: KanbanServer) -> Iterator[Loaded]:
+    answer = httpx.get(
+        f"{kanban_rich.api}/cards/", params={"page_size": 1000}, headers=kanban_rich.headers
+    )
+    answer.raise_for_status()
+    cards = answer.json()["results"]
+    assert len(cards) == answer.json()["count"] > 50
+    with start_pocketbase() as server:
+        create_collection(server, "cards", COLLECTION)
+        stored = insert_records(server, "cards", [_pocketbase_card(c) for c in cards])
+        yield Loaded(server, [_protocol(r) for r in stored])
+
+
+@dataclass(frozen=True)
+class Case:
+    filter: str
+    count: int | None  # records selected; None when it depends on today's date
+    sort: str = ""
+    why: str = ""
+
+
+TEXT = [
+    Case('title = "Café menu redesign"', 1),
+    Case("title = 'Rename \"Inbox\" column'", 1, why="the other quote needs no escape"),
+    Case(r'title = "Rename \"Inbox\" column"', 1, why="escaped quotes"),
+    Case('title = "café menu redesign"', 0, why="= is case-sensitive"),
+    Case('title != "Welcome card"', 60),
+    Case('title = ""', 0),
+    Case("title != null", 61),
+    Case('title > "Z"', 28, why="code point order: lower case after upper case"),
+    Case('title <= "Fix"', 8),
+    Case('"Welcome card" = title', 1, why="a literal on the left"),
+    Case('list = "list_doing"', 20),
+    Case('key = "card_r042"', 1),
+    Case('title:lower = "fix login page #33"', 1),
+    Case('title:lower ~ "café"', 1, why=":lower is ASCII-only"),
+]
+LIKE = [
+    Case('title ~ "login"', 13, why="contains, ASCII case-insensitive"),
+    Case('title ~ "LOGIN PAGE"', 7),
+    Case('title !~ "login"', 48),
+    Case('title ~ "fix%"', 15, why="a % makes a raw pattern: starts with"),
+    Case('title ~ "%#1_"', 10, why="with %, _ is one character"),
+    Case('title ~ "_ix %"', 15),
+    Case('title ~ "%email%"', 7),
+    Case('title ~ "café"', 1),
+    Case('title ~ "CAFÉ"', 0, why="non-ASCII letters do not fold"),
+    Case('title ~ "100%"', 0, why="starts with 100"),
+    Case(r'title ~ "100\%"', 1, why="an escaped % is literal, so the value is wrapped"),
+    Case('title ~ "v2.0 (beta) &"', 1),
+    Case("title ~ '\"Inbox\"'", 1),
+    Case('title ~ "#1_"', 0, why="without %, _ is literal"),
+    Case('title ~ ""', 61, why="the empty pattern matches all"),
+    Case('title !~ ""', 0),
+    Case("title ~ null", 0, why="a null pattern matches nothing"),
+    Case("title !~ null", 0),
+    Case('priority ~ "urg"', 12),
+]
+ENUMS_AND_BOOLEANS = [
+    Case('priority = "high"', 12),
+    Case('priority != "none"', 48),
+    Case('priority = "bogus"', 0, why="a value the select does not offer"),
+    Case('priority = "low" || priority = "urgent"', 25),
+    Case("done = true", 15),
+    Case("done = false", 46, why="false is not blank"),
+    Case("done != true", 46),
+    Case("done = TRUE", 15, why="true/false/null ignore case"),
+    Case("done = null", 0),
+]
+NUMBERS = [
+    Case("points > 3", 22),
+    Case("points >= 0", 41),
+    Case("points < 0", 20),
+    Case("points = 0", 5, why="0 is a value, not blank"),
+    Case("points = 4.5", 1),
+    Case("points > -1.5", 45),
+    Case("points != 0", 56),
+    Case("points = null", 0, why="a number is never blank"),
+    Case('points > "5"', 16, why="a numeric string compares as a number"),
+    Case("points <= -.5", 20),
+]
+DATES = [
+    Case("due = null", 27),
+    Case('due = ""', 27),
+    Case('due != ""', 34),
+    Case('due = "2026-10-16 00:00:00.000Z"', 1),
+    Case('due >= "2026-10-16"', 22, why="a date prefix is the day's midnight for >= in both"),
+    Case('due > "2026-10-16 00:00:00.000Z"', 21),
+    Case('due != "" && due < "2026-10-01 00:00:00.000Z"', 12),
+    Case('due != "" && due <= "2026-10-16 00:00:00.000Z"', 13),
+    Case('due > "2026-12-31 23:59:59.999Z"', 6, why="the next year"),
+    Case('opened >= "2026-03-01 03:18:00.000Z"', 44),
+    Case('opened < "2026-02-01"', 8),
+    Case('opened >= "2026-04-01" && opened < "2026-05-01"', 9),
+    Case('opened = "2026-07-30 00:00:00.000Z"', 1),
+]
+LISTS = [
+    Case('tags:each ?= "tag_docs"', 15, why="at least one element"),
+    Case('tags:each = "tag_bug"', 6, why="every element, and there is one"),
+    Case('tags:each ?!= "tag_bug"', 45, why="some element differs, or there is none"),
+    Case('tags:each != "tag_bug"', 31, why="no element equal, including none"),
+    Case('tags:each ?~ "fea"', 20),
+    Case("tags:length = 0", 21),
+    Case("tags:length > 2", 13),
+    Case('tags:each ?= "tag_ops" && tags:each ?= "tag_bug"', 0, why="one :each join per path"),
+]
+LOGIC = [
+    Case('(priority = "high" || priority = "urgent") && done = false', 17),
+    Case('priority = "low" || priority = "high" && done = true', 17, why="&& binds tighter"),
+    Case('(priority = "low" || priority = "high") && done = true', 6),
+    Case('done = true && (due > "2026-12-01 00:00:00.000Z" || tags:length >= 4)', 9),
+    Case('((points > 1 && (done = true || title ~ "login")))', 13),
+    Case("done = true // finished ones\n&& points < 0", 2, why="comments"),
+    Case("1 = 1", 61),
+    Case("null = ''", 61, why="both blank"),
+    Case("'' != null", 0),
+]
+MACROS = [
+    Case("opened < @now", None, why="every card was opened in the past"),
+    Case("opened >= @yearStart", None),
+    Case('due != "" && due >= @todayStart', None),
+    Case('due != "" && due > @monthEnd', None),
+    Case("@year >= 2026 && done = true", None),
+]
+SORTED = [
+    Case("done = true", 15, sort="-points,key"),
+    Case('priority != "none"', 48, sort="priority,-opened"),
+    Case('title ~ "login"', 13, sort="title"),
+    Case("points >= 2", 28, sort="due,-key", why="blank dates first ascending"),
+    Case('list = "list_todo"', 41, sort="-due,title", why="blank dates last descending"),
+    Case("tags:length >= 1", 40, sort="done,-priority,points,key"),
+]
+CASES = (
+    TEXT + LIKE + ENUMS_AND_BOOLEANS + NUMBERS + DATES + LISTS + LOGIC + MACROS + SORTED
+)
+
+
+def _keys(records: list[dict[str, Any]]) -> list[str]:
+    return [str(r["key"]) for r in records]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.filter} | {c.sort}" for c in CASES])
+def test_pocketbase_and_the_local_evaluator_select_the_same_records(
+    pocketbase: Loaded, case: Case
+) -> None:
+    params = {"filter": case.filter, "perPage": "500"}
+    if case.sort:
+        params["sort"] = case.sort
+    answer = httpx.get(f"{pocketbase.server.url}{RECORDS}", params=params)
+    now = datetime.now(UTC)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    theirs = _keys(body["items"])
+    assert body["totalItems"] == len(theirs)
+
+    resolver = EntityResolver(CARDS)
+    predicate = compile_filter(parse_filter(case.filter), resolver, now=now, text=case.filter)
+    kept = [r for r in pocketbase.records if predicate(r)]
+    if case.sort:
+        ours = _keys(compile_sort(parse_sort(case.sort), resolver)(kept))
+        assert ours == theirs, case.why
+    else:
+        assert sorted(_keys(kept)) == sorted(theirs), case.why
+    if case.count is not None:
+        assert len(theirs) == case.count, case.why
