@@ -13,6 +13,7 @@ from runtime.protocol import _describe as describe
 from ._clock import server_now, tz_offset_minutes
 from ._http import headers_of, reply, segments
 from ._reads import fetch_record, lookup_labels
+from ._routes_extras import receipts_feed
 from ._security import rate_key
 from ._state import RuntimeState
 
@@ -49,6 +50,8 @@ async def a2app_route(request: Request) -> Response:
         return await _describe(request, state, parts[1:])
     if parts == ["whoami"]:
         return _whoami(request, state)
+    if parts == ["receipts"]:
+        return receipts_feed(request, state)
     raise ProtocolError("not_found")
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import Response
 
+from runtime.mapping import Entity, Operation
 from runtime.protocol import ProtocolError
 from runtime.protocol._approval import approval_key
 
+from . import _receipts as receipts
 from . import _writes as writes
 from ._http import headers_of, read_body, reply, segments
 from ._operations import execute
@@ -48,7 +52,10 @@ async def ops_route(request: Request) -> Response:
     try:
         if op.destructive:
             _approve(state, op.name, args, headers)
-        result = await execute(state, op, args)
+        if op.job is not None:
+            result: Any = {"jobId": state.jobs.start(op, args)}
+        else:
+            result = await execute(state, op, args)
     except ProtocolError as exc:
         idem.release()
         if exc.code != "approval_required":
@@ -58,10 +65,27 @@ async def ops_route(request: Request) -> Response:
         idem.release()
         raise
     idem.complete(operation=op.name)
-    if not op.read_only:
+    if not op.read_only and op.job is None:
         state.store.bump_data_version(state.mapping.app.id)
     writes.audit(state, caller, target, "ok", asserted_agent=agent)
-    return reply({"a2app": True, "ok": True, "operation": op.name, "result": result})
+    suffix = f" (job {result['jobId']})." if op.job is not None else ""
+    text = receipts.for_operation(state, caller, op.name, await _target(state, op, args), suffix)
+    doc = {"a2app": True, "ok": True, "operation": op.name, "result": result}
+    return reply(doc, headers=receipts.header(text))
+
+
+async def _target(
+    state: RuntimeState, op: Operation, args: dict[str, Any]
+) -> tuple[Entity, dict[str, Any]] | None:
+    """The record an entity-attached operation acted on, read again for its receipt."""
+    if op.entity is None:
+        return None
+    entity = state.mapping.entities[op.entity]
+    for name, param in op.params.items():
+        if param.type == "ref" and param.entity == op.entity and args.get(name):
+            record = await state.upstream.get_record(entity, str(args[name]))
+            return (entity, record) if record is not None else None
+    return None
 
 
 def _approve(

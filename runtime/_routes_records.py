@@ -11,6 +11,7 @@ from runtime.mapping import Entity
 from runtime.protocol import ProtocolError
 from runtime.protocol._access import Caller
 
+from . import _receipts as receipts
 from . import _writes as writes
 from ._http import headers_of, read_body, reply, segments
 from ._reads import fetch_record, list_records
@@ -52,7 +53,9 @@ async def records_route(request: Request) -> Response:
         raise ProtocolError("usage", f"{request.method} is not a records verb.", status=405)
     agent = headers.get("x-a2app-agent") or headers.get("x-lui-agent")
     try:
-        result = await _write(state, entity, caller, request.method, record_id, body, headers)
+        result, receipt = await _write(
+            state, entity, caller, request.method, record_id, body, headers
+        )
     except ProtocolError as exc:
         writes.audit(
             state,
@@ -67,7 +70,7 @@ async def records_route(request: Request) -> Response:
     done_id = str(result.get("id") or result.get("deleted"))
     writes.audit(state, caller, target, "ok", record_id=done_id, asserted_agent=agent)
     state.store.bump_data_version(state.mapping.app.id)
-    return reply(result)
+    return reply(result, headers=receipts.header(receipt))
 
 
 async def _write(
@@ -78,12 +81,13 @@ async def _write(
     record_id: str | None,
     body: dict[str, Any] | None,
     headers: dict[str, str],
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str]:
     if method == "DELETE":
         if record_id is None:
             raise ProtocolError("usage", "DELETE needs a record id in the path.")
-        await writes.delete(state, entity, record_id)
-        return {"a2app": True, "ok": True, "deleted": record_id}
+        gone = await writes.delete(state, entity, record_id)
+        receipt = await receipts.for_record(state, caller, "Deleted", entity, gone, ())
+        return {"a2app": True, "ok": True, "deleted": record_id}, receipt
     scope = entity.name if method == "POST" else f"{entity.name}#{record_id}"
     key = headers.get("idempotency-key") if (method == "POST" or record_id) else None
     idem = writes.Idempotency(state, scope, key)
@@ -102,4 +106,6 @@ async def _write(
         idem.release()
         raise
     idem.complete(record_id=str(stored["id"]))
-    return stored
+    verb = "Created" if method == "POST" else "Updated"
+    receipt = await receipts.for_record(state, caller, verb, entity, stored, list(values))
+    return stored, receipt

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from runtime.mapping import Mapping
 from runtime.protocol import schema_version
@@ -22,6 +23,8 @@ class RuntimeState:
     upstream: UpstreamClient
     unverified: bool = False
     drift: int = 0  # pushdowns the local re-check contradicted
+    audit_file: Path | None = None
+    jobs: Any = None  # the JobRunner, set when the app is built
     security: Security = field(init=False)
     limiter: RateLimiter = field(init=False)
     schema_version: str = field(init=False)

@@ -6,6 +6,8 @@ Nothing is reported done that a fresh read of the upstream does not show.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 from collections.abc import Mapping as AbcMapping
 from typing import Any
 
@@ -82,17 +84,35 @@ def audit(
     code: str | None = None,
     asserted_agent: str | None = None,
 ) -> None:
+    entry = {
+        "target": target,
+        "outcome": outcome,
+        "credential_id": caller.credential_id if caller else None,
+        "agent_name": caller.agent_name if caller else None,
+        "asserted_agent": asserted_agent,
+        "principal": caller.principal if caller else None,
+        "record_id": record_id,
+        "code": code,
+    }
     state.store.add_audit(
         app_id=state.mapping.app.id,
         target=target,
         outcome=outcome,
-        credential_id=caller.credential_id if caller else None,
-        agent_name=caller.agent_name if caller else None,
+        credential_id=entry["credential_id"],
+        agent_name=entry["agent_name"],
         asserted_agent=asserted_agent,
-        principal=caller.principal if caller else None,
+        principal=entry["principal"],
         record_id=record_id,
         code=code,
     )
+    if state.audit_file is not None:
+        line = json.dumps({"at": server_now(), "app": state.mapping.app.id, **entry})
+        # One short O_APPEND write per entry: lines from several processes never interleave.
+        fd = os.open(state.audit_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, (line + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
 
 
 def guard(
@@ -219,8 +239,10 @@ async def _referencing(
     return ids
 
 
-async def delete(state: RuntimeState, entity: Entity, record_id: str) -> None:
-    if await state.upstream.get_record(entity, record_id) is None:
+async def delete(state: RuntimeState, entity: Entity, record_id: str) -> dict[str, Any]:
+    """Delete, proven by a second read; returns the record as it was."""
+    before = await state.upstream.get_record(entity, record_id)
+    if before is None:
         raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
     blockers = await referenced_by(state, entity, record_id)
     if blockers:
@@ -238,3 +260,4 @@ async def delete(state: RuntimeState, entity: Entity, record_id: str) -> None:
             f"The upstream app answered the delete, but {entity.name} record {record_id!r} "
             "is still there. Do NOT report it deleted.",
         )
+    return before

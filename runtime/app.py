@@ -14,7 +14,9 @@ from starlette.responses import Response
 from runtime.protocol import ProtocolError
 
 from ._http import HostGuard, StripTrailingSlash, error_reply, log
+from ._jobs import JobRunner
 from ._routes_a2app import a2app_route, identity_route
+from ._routes_extras import jobs_route, ops_listing_route
 from ._routes_ops import ops_route
 from ._routes_records import records_route
 from ._security import allowed_hosts, host_allowed
@@ -49,11 +51,15 @@ async def _not_found(request: Request) -> Response:
 
 
 def create_app(state: RuntimeState) -> FastAPI:
+    state.jobs = JobRunner(state)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state.jobs.sweep()
         try:
             yield
         finally:
+            await state.jobs.aclose()
             await state.upstream.aclose()
 
     app = FastAPI(
@@ -74,6 +80,8 @@ def create_app(state: RuntimeState) -> FastAPI:
     app.router.add_route("/api/_a2app/{rest:path}", a2app_route, methods=ALL_METHODS)
     app.router.add_route("/api/collections/{rest:path}", records_route, methods=ALL_METHODS)
     app.router.add_route("/api/ops/{rest:path}", ops_route, methods=ALL_METHODS)
+    app.router.add_route("/api/_ops", ops_listing_route, methods=ALL_METHODS)
+    app.router.add_route("/api/_jobs/{rest:path}", jobs_route, methods=ALL_METHODS)
     app.router.add_route("/{rest:path}", _not_found, methods=ALL_METHODS)
     hosts = allowed_hosts(state.mapping)
     app.add_middleware(HostGuard, allowed=lambda host: host_allowed(host, hosts))

@@ -47,6 +47,7 @@ def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
         store=store,
         upstream=UpstreamClient(mapping.upstream),
         unverified=options.unverified,
+        audit_file=directory / f"audit-{mapping.app.id}.jsonl",
     )
     return state, token_file
 

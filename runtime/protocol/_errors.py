@@ -57,7 +57,8 @@ REGISTRY: dict[str, ErrorSpec] = {
     "operation_failed": ErrorSpec(500, "maybe", "The operation failed."),
     "payload_too_large": ErrorSpec(413, "no", "The request body is too large."),
     "adapter_error": ErrorSpec(500, "maybe", "Unexpected error in the runtime."),
-    # documented extension of the guard codes
+    # extensions: jobs of the older protocol text, and refs checked before a write
+    "job_not_found": ErrorSpec(404, "no", "No such job."),
     "invalid_ref": ErrorSpec(400, "no", "A reference names no existing record."),
     # upstream failures (ARCHITECTURE §6), translated in runtime.upstream only
     "upstream_unavailable": ErrorSpec(502, "later", "The upstream app cannot be reached."),

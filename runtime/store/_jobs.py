@@ -69,10 +69,16 @@ class JobsMixin(StoreBase):
             done = conn.execute(
                 update(jobs)
                 .where(jobs.c.owner == owner, jobs.c.status.in_(UNFINISHED))
-                .values(
-                    status="interrupted",
-                    reason="the runtime process running it stopped",
-                    updated_at=self._now(),
-                )
+                .values(status="failed", reason="interrupted", updated_at=self._now())
             )
         return done.rowcount
+
+    def unfinished_job_owners(self, app_id: str) -> list[str]:
+        """The processes that own queued or running jobs of an app."""
+        with self._read() as conn:
+            rows = conn.execute(
+                select(jobs.c.owner)
+                .where(jobs.c.app_id == app_id, jobs.c.status.in_(UNFINISHED))
+                .distinct()
+            )
+            return sorted(str(r[0]) for r in rows)

@@ -30,9 +30,10 @@ def test_mark_interrupted_closes_only_that_owners_unfinished_jobs(store: Store) 
     assert store.mark_interrupted("proc-a") == 2
     statuses = {j: store.get_job("kanban", j) for j in ("j1", "j2", "j3", "j4")}
     assert {j: job.status for j, job in statuses.items() if job} == {
-        "j1": "interrupted",
-        "j2": "interrupted",
+        "j1": "failed",
+        "j2": "failed",
         "j3": "queued",
         "j4": "done",
     }
-    assert statuses["j1"] is not None and statuses["j1"].reason
+    assert statuses["j1"] is not None and statuses["j1"].reason == "interrupted"
+    assert store.unfinished_job_owners("kanban") == ["proc-b"]

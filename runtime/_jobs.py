@@ -1,0 +1,136 @@
+"""Long-running operations: answered at once with a job id, run here, polled at /api/_jobs.
+
+A job belongs to the process that runs it. One whose process stopped reads
+`failed` with reason `interrupted`, and is never re-run by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import socket
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from runtime.mapping import Operation
+from runtime.protocol import ProtocolError
+from runtime.store import Job
+
+from ._http import log
+from ._operations import call_http
+from ._state import RuntimeState
+
+HEARTBEAT_SECONDS = 5.0
+STALE_SECONDS = 20.0
+DEFAULT_TIMEOUT_SECONDS = 600.0
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class JobRunner:
+    def __init__(self, state: RuntimeState) -> None:
+        self.state = state
+        self.host = socket.gethostname()
+        self.owner = f"{self.host}:{os.getpid()}:{int(time.time() * 1000)}"
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+
+    def sweep(self) -> int:
+        """Close jobs whose process on this host is gone (a restart cut them off)."""
+        closed = 0
+        for owner in self.state.store.unfinished_job_owners(self.state.mapping.app.id):
+            host, _, rest = owner.partition(":")
+            pid = int(rest.split(":", 1)[0]) if rest.split(":", 1)[0].isdigit() else -1
+            if owner != self.owner and host == self.host and not _pid_alive(pid):
+                closed += self.state.store.mark_interrupted(owner)
+        return closed
+
+    def start(self, op: Operation, args: dict[str, Any]) -> str:
+        job_id = "job_" + secrets.token_hex(8)
+        app = self.state.mapping.app.id
+        self.state.store.create_job(
+            id=job_id, app_id=app, operation=op.name, params=args, owner=self.owner
+        )
+        self.tasks[job_id] = asyncio.create_task(self._run(job_id, op, args))
+        return job_id
+
+    async def _run(self, job_id: str, op: Operation, args: dict[str, Any]) -> None:
+        assert op.job is not None
+        store, app = self.state.store, self.state.mapping.app.id
+        store.update_job(app, job_id, status="running")
+        beat = asyncio.create_task(self._heartbeat(job_id))
+        timeout = op.job.timeout_seconds or DEFAULT_TIMEOUT_SECONDS
+        try:
+            result = await asyncio.wait_for(
+                call_http(self.state, op, op.job.request, args), timeout
+            )
+        except ProtocolError as exc:
+            store.update_job(app, job_id, status="failed", reason=exc.code,
+                             result={"code": exc.code, "message": exc.message})  # fmt: skip
+        except TimeoutError:
+            store.update_job(app, job_id, status="failed", reason="timeout")
+        except asyncio.CancelledError:
+            store.update_job(app, job_id, status="failed", reason="interrupted")
+            raise
+        except Exception:
+            log.exception("job %s of %s failed", job_id, op.name)
+            store.update_job(app, job_id, status="failed", reason="operation_failed")
+        else:
+            store.update_job(app, job_id, status="completed", result=result)
+            if not op.read_only:
+                store.bump_data_version(app)
+        finally:
+            beat.cancel()
+            self.tasks.pop(job_id, None)
+
+    async def _heartbeat(self, job_id: str) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            self.state.store.update_job(self.state.mapping.app.id, job_id, status="running")
+
+    def read(self, job_id: str) -> Job | None:
+        app = self.state.mapping.app.id
+        job = self.state.store.get_job(app, job_id)
+        if job is None or job.status not in ("queued", "running") or job.owner == self.owner:
+            return job
+        stale = datetime.now(UTC) - _aware(job.updated_at) > timedelta(seconds=STALE_SECONDS)
+        if stale:
+            # Its process stopped beating: on another host a restart looks like this.
+            self.state.store.mark_interrupted(job.owner)
+            return self.state.store.get_job(app, job_id)
+        return job
+
+    async def aclose(self) -> None:
+        for task in list(self.tasks.values()):
+            task.cancel()
+        for task in list(self.tasks.values()):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def job_doc(job: Job) -> dict[str, Any]:
+    return {
+        "a2app": True,
+        "jobId": job.id,
+        "operation": job.operation,
+        "status": job.status,
+        "result": job.result,
+        "reason": job.reason,
+        "createdAt": _aware(job.created_at).isoformat().replace("+00:00", "Z"),
+        "updatedAt": _aware(job.updated_at).isoformat().replace("+00:00", "Z"),
+        "pollAfterMs": 1000,
+    }

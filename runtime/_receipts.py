@@ -1,0 +1,83 @@
+"""Receipts for successful writes: from the stored record, kept in the store, sent as a header."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping as AbcMapping
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import quote
+
+from runtime.mapping import Entity
+from runtime.protocol._access import Caller
+from runtime.protocol._receipts import operation_receipt, record_receipt
+
+from ._state import RuntimeState
+
+HEADER = "X-A2App-Receipt"
+
+
+async def _ref_labels(
+    state: RuntimeState, entity: Entity, record: AbcMapping[str, Any], shown: Sequence[str]
+) -> dict[str, str | None]:
+    wanted: list[tuple[Entity, str]] = []
+    for name in shown:
+        field = entity.fields.get(name)
+        if field is None or not field.is_ref or field.entity not in state.mapping.entities:
+            continue
+        value = record.get(name)
+        for ref in value if isinstance(value, list) else [value]:
+            if ref is not None and ref != "":
+                wanted.append((state.mapping.entities[field.entity or ""], str(ref)))
+    found = await asyncio.gather(*(state.upstream.get_record(t, i) for t, i in wanted))
+    labels: dict[str, str | None] = {}
+    for (target, ref), rec in zip(wanted, found, strict=True):
+        value = rec.get(target.label) if rec is not None and target.label else None
+        labels[ref] = None if value is None else str(value)
+    return labels
+
+
+async def for_record(
+    state: RuntimeState,
+    caller: Caller,
+    verb: str,
+    entity: Entity,
+    record: AbcMapping[str, Any],
+    shown: Sequence[str],
+) -> str:
+    labels = await _ref_labels(state, entity, record, shown)
+    text = record_receipt(verb, entity, record, shown, labels)
+    _keep(state, caller, f"data:{entity.name}", str(record.get("id")), text)
+    return text
+
+
+def for_operation(
+    state: RuntimeState,
+    caller: Caller,
+    name: str,
+    target: tuple[Entity, AbcMapping[str, Any]] | None,
+    suffix: str = "",
+) -> str:
+    text = operation_receipt(name, target)
+    if suffix:
+        text = text[:-1] + suffix
+    record_id = str(target[1].get("id")) if target else None
+    _keep(state, caller, f"op:{name}", record_id, text)
+    return text
+
+
+def _keep(
+    state: RuntimeState, caller: Caller, target: str, record_id: str | None, text: str
+) -> None:
+    state.store.add_receipt(
+        app_id=state.mapping.app.id,
+        target=target,
+        text=text,
+        credential_id=caller.credential_id,
+        record_id=record_id,
+    )
+
+
+def header(text: str) -> dict[str, str]:
+    """UTF-8, percent-encoded: header values are Latin-1 on the wire."""
+    return {HEADER: quote(text, safe=" !\"#$&'()*+,-./:;<=>?@[]^_`{|}~")}
