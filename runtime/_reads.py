@@ -15,6 +15,7 @@ from runtime.query import (
     Paging,
     compile_filter,
     compile_sort,
+    parse_expand,
     parse_fields,
     parse_filter,
     parse_paging,
@@ -24,6 +25,7 @@ from runtime.query import (
 from runtime.query._plan import Plan, plan
 
 from ._http import log
+from ._related import Related, ref_paths
 from ._state import RuntimeState
 
 _PAGED_STYLES = ("page", "offset")
@@ -67,22 +69,21 @@ async def list_records(
 ) -> dict[str, Any]:
     filter_text = query.get("filter", "")
     sort_text = query.get("sort", "")
-    if query.get("expand"):
-        raise ProtocolError(
-            "invalid_filter", "expand is not supported by this runtime yet.", got=query["expand"]
-        )
     expr = parse_filter(filter_text)
     sort = parse_sort(sort_text)
     paging = parse_paging(query.get("page"), query.get("perPage"), query.get("skipTotal"))
     picks = parse_fields(query.get("fields", ""))
-    resolver = EntityResolver(entity, state.mapping.entities)
+    expand = parse_expand(query.get("expand", ""))
+    related = Related(state)
+    through_refs = ref_paths(expr, sort)
+    resolver = EntityResolver(entity, state.mapping.entities, related.lookup)
     predicate = compile_filter(expr, resolver, now=datetime.now(UTC), text=filter_text or None)
     sorter = compile_sort(sort, resolver, text=sort_text or None)
     can_page = state.mapping.upstream.pagination.style in _PAGED_STYLES
     the_plan = plan(entity, expr, sort, state.upstream.dialect, can_page=can_page)
 
     doc: dict[str, Any] | None = None
-    if the_plan.delegate:
+    if the_plan.delegate and not through_refs:
         page = await state.upstream.list_page(
             entity, the_plan.params, page=paging.page, per_page=paging.per_page
         )
@@ -98,7 +99,9 @@ async def list_records(
         elif page.total is not None or paging.skip_total:
             doc = _page_doc(kept, paging, page.total)
     if doc is None:
-        doc = await _local(state, entity, the_plan, predicate, sorter, paging, filter_text)
+        doc = await _local(state, entity, the_plan, predicate, sorter, paging, filter_text,
+                           related, through_refs)  # fmt: skip
+    await related.expand(entity, doc["items"], expand)
     if picks:
         doc["items"] = [project_fields(r, picks) for r in doc["items"]]
     return doc
@@ -112,10 +115,15 @@ async def _local(
     sorter: Any,
     paging: Paging,
     filter_text: str,
+    related: Related,
+    through_refs: list[tuple[str, ...]],
 ) -> dict[str, Any]:
     limit = state.mapping.serve.scan_limit
     scan = state.upstream.scan(entity, the_plan.params, limit=limit)
-    matched = [r async for r in scan if predicate(r)]
+    scanned = [r async for r in scan]
+    if through_refs:
+        await related.prefetch(entity, scanned, through_refs)
+    matched = [r for r in scanned if predicate(r)]
     if scan.truncated:
         raise ProtocolError(
             "invalid_filter",
