@@ -1,4 +1,10 @@
-"""Run class-A conformance checks against any A2App URL."""
+"""Run class-A conformance checks against any A2App URL.
+
+    python -m tests.conformance URL --full-token T --readonly-token T [--only 1-9,12]
+
+The server must serve the reference model (mappings/conformance-kanban.yaml)
+from fresh state: the checks change data and use an idempotency key.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +17,13 @@ from .runner import load_suite, run, select
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.conformance")
     parser.add_argument("url")
-    parser.add_argument("--full", required=True, help="token of a grant with scope *")
-    parser.add_argument("--readonly", required=True, help="token of cred_ro")
+    parser.add_argument(
+        "--full", "--full-token", required=True, help="token of a grant with scope *"
+    )
+    parser.add_argument(
+        "--readonly", "--readonly-token", required=True,
+        help="token of the grant cred_ro (data:cards:read data:lists:read)",
+    )  # fmt: skip
     parser.add_argument("--only", help="check numbers, e.g. 1-9,12-16")
     args = parser.parse_args()
     results = run(

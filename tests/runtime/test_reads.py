@@ -128,3 +128,19 @@ def test_a_query_beyond_the_scan_bound_is_refused_not_truncated(tmp_path: Path) 
         body = response.json()
         assert (response.status_code, body["code"]) == (400, "invalid_filter")
         assert "10" in body["message"]
+
+
+def test_flat_describe_for_older_clients(served: tuple[KanbanServer, RuntimeServer]) -> None:
+    _, rt = served
+    flat = httpx.get(
+        rt.url + "/api/_a2app/describe", params={"format": "flat"}, headers=AUTH
+    ).json()
+    assert [e["name"] for e in flat["entities"]] == ["boards", "lists", "cards", "tags"]
+    assert flat["entities"][2]["fields"]["due"] == {
+        "type": "string",
+        "max": 10,
+        "format": "YYYY-MM-DD",
+    }
+    assert {op["name"] for op in flat["operations"]} >= {"finish-card", "board-report"}
+    bare = httpx.get(rt.url + "/api/_a2app/describe", headers=AUTH).json()
+    assert bare["level"] == "root" and "entities" not in bare
