@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping as AbcMapping
 from typing import Any
 from urllib.parse import quote
 
 from runtime.mapping import Operation, Request
 from runtime.protocol import ProtocolError
+from runtime.protocol._guard import is_blank
 from runtime.protocol._jsjson import js_string
 from runtime.query import EntityResolver, compile_filter, parse_filter
+from runtime.upstream import is_dot_segment
 
 from . import _writes as writes
 from ._state import RuntimeState
@@ -18,13 +21,19 @@ _PLACEHOLDER_OPEN = "{"
 
 
 def _fill(path: str, args: AbcMapping[str, Any]) -> tuple[str, set[str]]:
+    """Each placeholder becomes exactly one encoded segment, or the call is refused."""
     used: set[str] = set()
     out = path
-    for name, value in args.items():
-        token = _PLACEHOLDER_OPEN + name + "}"
-        if token in out:
-            out = out.replace(token, quote(js_string(value), safe=""))
-            used.add(name)
+    for name in re.findall(r"\{([^}]*)\}", path):
+        value = args.get(name)
+        if is_blank(value) or is_dot_segment(js_string(value)):
+            raise ProtocolError(
+                "usage",
+                f"The path parameter {name!r} needs a value other than blank, '.' or '..'.",
+                field=name,
+            )
+        out = out.replace(_PLACEHOLDER_OPEN + name + "}", quote(js_string(value), safe=""))
+        used.add(name)
     return out, used
 
 

@@ -57,12 +57,12 @@ async def ops_route(request: Request) -> Response:
         else:
             result = await execute(state, op, args)
     except ProtocolError as exc:
-        idem.release()
+        idem.release(exc)
         if exc.code != "approval_required":
             writes.audit(state, caller, target, "rejected", code=exc.code, asserted_agent=agent)
         raise
-    except BaseException:
-        idem.release()
+    except BaseException as exc:
+        idem.release(exc)
         raise
     idem.complete(operation=op.name)
     if not op.read_only and op.job is None:

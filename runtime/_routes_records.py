@@ -102,8 +102,8 @@ async def _write(
             raise ProtocolError("usage", "PATCH needs a record id in the path.")
         else:
             stored = await writes.update(state, entity, record_id, values)
-    except BaseException:
-        idem.release()
+    except BaseException as exc:
+        idem.release(exc)
         raise
     idem.complete(record_id=str(stored["id"]))
     verb = "Created" if method == "POST" else "Updated"

@@ -66,7 +66,14 @@ class Idempotency:
             )
             self.held = False
 
-    def release(self) -> None:
+    def release(self, exc: BaseException | None = None) -> None:
+        """Free the key after a failed first call, unless the write may have landed.
+
+        A write that was sent and went unanswered keeps its reservation until the
+        lease ends, so a retry with the same key cannot create a second record.
+        """
+        if isinstance(exc, ProtocolError) and exc.extra.get("outcomeUnknown"):
+            return
         if self.held and self.key:
             self.state.store.release_idempotency_key(
                 self.state.mapping.app.id, self.scope, self.key

@@ -38,3 +38,22 @@ __all__ = [
     "SortSpec", "Unmapped", "Upstream", "WriteSpec", "check_text", "content_hash",
     "default_label", "load_mapping", "load_mapping_text", "schema",
 ]  # fmt: skip
+
+# verification stamps (written by `a2map verify`, read by the serve gate)
+from ._stamp import STAMP_FORMAT as STAMP_FORMAT
+from ._stamp import STAMP_SUFFIX as STAMP_SUFFIX
+from ._stamp import Stamp as Stamp
+from ._stamp import StampCheck as StampCheck
+from ._stamp import StampError as StampError
+from ._stamp import StampStatus as StampStatus
+from ._stamp import load_stamp as load_stamp
+from ._stamp import public_url as public_url
+from ._stamp import remove_stamp as remove_stamp
+from ._stamp import stamp_path as stamp_path
+from ._stamp import stamp_status as stamp_status
+from ._stamp import write_stamp as write_stamp
+
+__all__ += [
+    "STAMP_FORMAT", "STAMP_SUFFIX", "Stamp", "StampCheck", "StampError", "StampStatus",
+    "load_stamp", "public_url", "remove_stamp", "stamp_path", "stamp_status", "write_stamp",
+]  # fmt: skip

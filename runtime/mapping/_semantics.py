@@ -191,6 +191,14 @@ def _check_operation(
     if request is not None:
         key = "request" if "request" in op else "job"
         for name in _PLACEHOLDER.findall(request["path"]):
+            if name in params and not params[name].get("required"):
+                problems.append(
+                    Problem(
+                        (*base, key, "path"),
+                        f"placeholder {{{name}}} needs a required param: "
+                        "a path cannot leave it out",
+                    )
+                )
             if name not in params:
                 problems.append(
                     Problem(

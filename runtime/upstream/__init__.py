@@ -4,6 +4,7 @@ pagination strategies, filter dialects, and foreign failures translated at one b
 
 from ._client import UpstreamClient as UpstreamClient
 from ._confine import BaseUrl as BaseUrl
+from ._confine import is_dot_segment as is_dot_segment
 from ._dialects import DIALECTS as DIALECTS
 from ._dialects import Dialect as Dialect
 from ._dialects import DjangoFilterDialect as DjangoFilterDialect
@@ -25,6 +26,7 @@ __all__ = [
     "Scan",
     "UpstreamClient",
     "dialect_for",
+    "is_dot_segment",
     "retry_after",
     "to_protocol",
     "to_upstream",

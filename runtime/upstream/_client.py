@@ -21,7 +21,7 @@ from runtime.mapping import Entity, Upstream
 from runtime.mapping import Mapping as MappingModel
 from runtime.protocol import ProtocolError
 
-from ._confine import BaseUrl
+from ._confine import BaseUrl, is_dot_segment
 from ._dialects import Dialect, dialect_for
 from ._pagination import Answer, style_for
 from ._records import dig, id_text, to_protocol, to_upstream, write_wrap
@@ -147,6 +147,8 @@ class UpstreamClient:
         return self._pager.scan(entity, url, limit=limit)
 
     async def get_record(self, entity: Entity, id: str | int) -> dict[str, Any] | None:
+        if is_dot_segment(id):
+            return None  # `.` and `..` name no record: as a path they name the collection
         body = await self._exchange(
             "GET", self._detail(entity, id), entity=entity, not_found_is_none=True
         )
@@ -235,6 +237,8 @@ class UpstreamClient:
             return with_params(self.base.join(path), params)
 
     def _detail(self, entity: Entity, id: str | int) -> httpx.URL:
+        if is_dot_segment(id):
+            raise ProtocolError("record_not_found", f"No {entity.name} record {str(id)!r}.")
         return self._join(entity.detail_path.replace("{id}", quote(str(id), safe="")))
 
     def _payload(self, entity: Entity, body: Mapping[str, Any]) -> dict[str, Any]:

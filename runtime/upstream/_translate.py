@@ -7,6 +7,8 @@ foreign exception so the cause stays in tracebacks, never in the message::
     ├─ TimeoutException, deadline passed ──────── upstream_timeout (504)
     ├─ NetworkError: refused, DNS, TLS, reset ─── upstream_unavailable (502)
     ├─ RemoteProtocolError: dropped, no answer ── upstream_unavailable (502)
+    │    (a write that was sent and then went unanswered also carries
+    │     `outcomeUnknown: true`: it may have landed)
     ├─ link, redirect, path outside the base ──── upstream_error (502)
     └─ other httpx errors (decoding, redirects) ─ upstream_error (502)
     answer
@@ -54,6 +56,18 @@ REJECTED_STATUSES = frozenset({400, 409, 422})
 DEFAULT_RETRY_AFTER = 1
 
 
+_WRITES = ("POST ", "PUT ", "PATCH ", "DELETE ")
+_NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.ProxyError)
+UNKNOWN_NOTE = " The request was sent and may have been carried out: read before retrying."
+
+
+def _unknown(what: str, exc: BaseException) -> dict[str, Any]:
+    """Marks a write whose fate the runtime cannot know, so nobody retries it blindly."""
+    if what.startswith(_WRITES) and not isinstance(exc, _NEVER_SENT):
+        return {"outcomeUnknown": True}
+    return {}
+
+
 @contextmanager
 def translating(what: str) -> Iterator[None]:
     """Around every httpx call: foreign exceptions in, `ProtocolError` out."""
@@ -67,14 +81,19 @@ def translating(what: str) -> Iterator[None]:
             f"A link outside the upstream was refused, not followed ({what}; host {exc.host}).",
         ) from exc
     except (httpx.TimeoutException, TimeoutError) as exc:
+        extra = _unknown(what, exc)
+        note = UNKNOWN_NOTE if extra else ""
         raise ProtocolError(
-            "upstream_timeout", f"The upstream app did not answer in time ({what})."
+            "upstream_timeout", f"The upstream app did not answer in time ({what}).{note}", **extra
         ) from exc
     except (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError) as exc:
-        raise ProtocolError(
-            "upstream_unavailable",
-            f"The upstream app cannot be reached ({what}: {type(exc).__name__}).",
-        ) from exc
+        extra = _unknown(what, exc)
+        if extra:
+            message = f"The upstream app dropped the connection without answering ({what})."
+            message += UNKNOWN_NOTE
+        else:
+            message = f"The upstream app cannot be reached ({what}: {type(exc).__name__})."
+        raise ProtocolError("upstream_unavailable", message, **extra) from exc
     except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:
         raise ProtocolError(
             "upstream_error", f"The upstream exchange failed ({what}: {type(exc).__name__})."

@@ -66,8 +66,7 @@ UPDATE = Write(
     {"title": TITLE, "due": DUE},
     "data:cards",
 )
-FINISH = Write("finish-card", "POST", "/api/ops/finish-card", {"card": SEED_CARD},
-               "op:finish-card")  # fmt: skip
+FINISH = Write("finish-card", "POST", "/api/ops/finish-card", {"card": SEED_CARD}, "op:finish-card")
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,9 @@ CASES = [
     Case("die-mid-write", CREATE, 502, "upstream_unavailable", "all"),
     Case("die-mid-write", UPDATE, 502, "upstream_unavailable", "all"),
     Case("die-mid-write", FINISH, 502, "upstream_unavailable", "all"),
-    # no answer within upstream.timeoutSeconds (1 s here; the sample waits 60 s)
+    # no answer within upstream.timeoutSeconds (1 s here). The sample handles the write
+    # after 60 s, long after this test: "nothing" is what holds when the answer is given,
+    # and upstream_timeout promises no more than that (the outcome may still change).
     Case("hang", CREATE, 504, "upstream_timeout", "nothing"),
     Case("hang", UPDATE, 504, "upstream_timeout", "nothing"),
     Case("hang", FINISH, 504, "upstream_timeout", "nothing"),
@@ -126,7 +127,8 @@ class Stack:
         )
 
     def data_version(self) -> str:
-        return httpx.get(self.runtime.url + "/api/_a2app", timeout=30).json()["dataVersion"]
+        version: str = httpx.get(self.runtime.url + "/api/_a2app", timeout=30).json()["dataVersion"]
+        return version
 
     def audit(self, target: str) -> list[tuple[str, str | None]]:
         store = Store.open(self.runtime.store_url)
@@ -219,3 +221,26 @@ def test_a_faulty_write_is_never_reported_done(case: Case, tmp_path: Path) -> No
         # It landed although the client got an error: the only honest error here is
         # one that leaves the outcome open (a retry may help), never a flat "no".
         assert REGISTRY[body["code"]].retry != "no", body["code"]
+
+
+def test_a_write_of_unknown_outcome_keeps_its_idempotency_key(tmp_path: Path) -> None:
+    """The connection dropped after the create was sent: a retry must not write twice."""
+    data_dir = tmp_path / "kanban"
+    data_dir.mkdir()
+    key = {"idempotency-key": "maybe-landed"}
+    with start_kanban(fault="die-mid-write", fault_on="writes", data_dir=data_dir) as upstream:
+        port = int(upstream.url.rsplit(":", 1)[1])
+        with start_runtime(KANBAN_DRF, upstream, grants=GRANTS) as rt:
+            first = httpx.post(f"{rt.url}/api/collections/cards/records", json={"title": "Maybe"},
+                               headers={**FULL, **key}, timeout=30)  # fmt: skip
+            body = first.json()
+            assert (first.status_code, body["code"], body["outcomeUnknown"]) == (
+                502, "upstream_unavailable", True
+            )  # fmt: skip
+            upstream.wait_exit()
+            with start_kanban(data_dir=data_dir, port=port) as again:
+                retry = httpx.post(f"{rt.url}/api/collections/cards/records", json={"title": "Maybe"},
+                                   headers={**FULL, **key}, timeout=30)  # fmt: skip
+                assert (retry.status_code, retry.json()["code"]) == (409, "duplicate_request")
+                found = httpx.get(f"{again.api}/cards/?title=Maybe", headers=again.headers).json()
+                assert found["count"] == 1

@@ -19,7 +19,7 @@ import pytest
 
 from runtime._operations import call_http
 from runtime._state import RuntimeState
-from runtime.mapping import Mapping, load_mapping_text
+from runtime.mapping import Mapping, MappingError, load_mapping_text
 from runtime.protocol import ProtocolError
 from runtime.store import Store
 from runtime.upstream import UpstreamClient
@@ -140,7 +140,6 @@ PARAMS = [
     Param("placeholder text", "{name}"),
     Param("control characters", "a\r\nHost: evil.example"),
     Param("three dots", "..."),
-    Param("empty", ""),
 ]  # fmt: skip
 
 
@@ -220,3 +219,52 @@ async def test_a_dot_segment_record_id_never_names_another_resource(
         await harness.state.upstream.update_record(items, case.value, {"title": "x"})
     sent = [f"{r.method} {r.url}" for r in harness.recorder.requests]
     assert sent == [], f"{case.value!r} was sent as {sent}"
+
+
+OPTIONAL_IN_PATH_YAML = (
+    MAPPING_YAML
+    + """
+  - name: maybe
+    module: things
+    destructive: false
+    params:
+      name: {type: string}
+    request: {method: POST, path: "/items/{name}/", send: none}
+"""
+)
+ABSENT = object()
+
+
+@dataclass(frozen=True)
+class Blank:
+    name: str
+    value: object
+
+
+# The guard lets a blank optional param through ("clear" it, §10.2 rule 4), and an
+# absent one too; neither may become a segment: not the text "null", not an empty
+# segment (a server merging slashes reads `/items//` as the collection), not the
+# placeholder itself.
+BLANKS = [Blank("absent", ABSENT), Blank("null", None), Blank("empty", "")]
+
+
+@pytest.mark.parametrize("case", BLANKS, ids=lambda c: c.name)
+async def test_a_blank_or_absent_path_param_is_never_sent(case: Blank) -> None:
+    try:
+        mapping = load_mapping_text(OPTIONAL_IN_PATH_YAML, env={"U": BASE, "TOKEN": "t0ken-0123"})
+    except MappingError:
+        return  # refusing an optional path placeholder up front is as good
+    op = mapping.operation("maybe")
+    assert op is not None and op.request is not None
+    recorder = Recorder()
+    store = Store.open("sqlite://")
+    client = UpstreamClient.for_mapping(mapping, transport=httpx.MockTransport(recorder))
+    args = {} if case.value is ABSENT else {"name": case.value}
+    try:
+        with contextlib.suppress(ProtocolError):
+            await call_http(RuntimeState(mapping, store, client), op, op.request, args)
+    finally:
+        await client.aclose()
+        store.close()
+    sent = [str(r.url) for r in recorder.requests]
+    assert sent == [], f"{args} was sent as {sent}"

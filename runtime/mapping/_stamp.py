@@ -1,0 +1,291 @@
+"""Verification stamps: the machine-written proof, beside a mapping, that it was verified.
+
+    kanban-drf.yaml            the mapping, written and reviewed by people
+    kanban-drf.verified.json   its stamp, written by `a2map verify`; a build output
+
+A stamp is bound to the mapping's content hash, which is computed before
+`${VAR}` substitution: a new port or token keeps it fresh, any edit of the
+mapping makes it stale. It also records which pushed-down filters and sorts the
+verifier proved; the runtime lets the upstream page and count only for those.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from collections.abc import Mapping as AbcMapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+import jsonschema
+
+from ._model import Entity, FilterParam, Mapping, frozen_map
+
+STAMP_FORMAT = 1
+STAMP_SUFFIX = ".verified.json"
+Outcome = Literal["passed", "failed", "skipped", "error"]
+
+_CHECK = {
+    "type": "object",
+    "required": ["claim", "check", "outcome"],
+    "properties": {
+        "claim": {"type": "string"},
+        "check": {"type": "string"},
+        "outcome": {"enum": ["passed", "failed", "skipped", "error"]},
+        "reason": {"type": ["string", "null"]},
+    },
+}
+_SCHEMA = {
+    "type": "object",
+    "required": ["format", "app", "contentHash", "upstream", "verifiedAt", "verifier"],
+    "properties": {
+        "format": {"const": STAMP_FORMAT},
+        "app": {"type": "string"},
+        "contentHash": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+        "upstream": {"type": "string"},
+        "verifiedAt": {"type": "string"},
+        "verifier": {
+            "type": "object",
+            "required": ["version"],
+            "properties": {"name": {"type": "string"}, "version": {"type": "string"}},
+        },
+        "readOnly": {"type": "boolean"},
+        "checks": {"type": "array", "items": _CHECK},
+        "proven": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "filters": {
+                        "type": "object",
+                        "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                    },
+                    "sort": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        },
+    },
+}
+_VALIDATOR = jsonschema.Draft202012Validator(_SCHEMA)
+
+
+class StampError(ValueError):
+    """A stamp file that exists but cannot be trusted (unreadable, malformed, other format)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StampCheck:
+    """One claim of the mapping and what the verifier found."""
+
+    claim: str
+    check: str
+    outcome: Outcome
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    content_hash: str
+    app: str
+    upstream: str
+    verified_at: str
+    verifier_version: str
+    read_only: bool = False
+    checks: tuple[StampCheck, ...] = ()
+    # entity -> field -> operators whose pushdown was proven exact
+    proven_filters: AbcMapping[str, AbcMapping[str, tuple[str, ...]]] = field(
+        default_factory=frozen_map
+    )
+    # entity -> sort fields the upstream was proven to order by, both directions
+    proven_sorts: AbcMapping[str, tuple[str, ...]] = field(default_factory=frozen_map)
+    verifier_name: str = "a2map verify"
+
+    def fresh_for(self, mapping: Mapping) -> bool:
+        """True while the mapping's text (not its environment) is the one verified."""
+        return self.content_hash == mapping.content_hash
+
+    @property
+    def not_exercised(self) -> tuple[StampCheck, ...]:
+        return tuple(c for c in self.checks if c.outcome == "skipped")
+
+    def filter_proven(self, entity: str, field_name: str, op: str) -> bool:
+        return op in self.proven_filters.get(entity, {}).get(field_name, ())
+
+    def sort_proven(self, entity: str, field_name: str) -> bool:
+        return field_name in self.proven_sorts.get(entity, ())
+
+    def apply(self, mapping: Mapping) -> Mapping:
+        """The mapping with `proven` set from this stamp, for the query planner.
+
+        A filter or sort an owner marked proven in the file stays proven; the
+        stamp only adds what the verifier proved. A sort spec counts as proven
+        only when every one of its fields was.
+        """
+        entities = {name: self._apply_entity(e) for name, e in mapping.entities.items()}
+        return dataclasses.replace(mapping, entities=frozen_map(entities))
+
+    def _apply_entity(self, entity: Entity) -> Entity:
+        filters = {
+            name: frozen_map(
+                {
+                    op: FilterParam(p.param, p.proven or self.filter_proven(entity.name, name, op))
+                    for op, p in ops.items()
+                }
+            )
+            for name, ops in entity.filters.items()
+        }
+        sort = entity.sort
+        if sort is not None and not sort.proven and sort.fields:
+            proven = all(self.sort_proven(entity.name, f) for f in sort.fields)
+            sort = dataclasses.replace(sort, proven=proven)
+        return dataclasses.replace(entity, filters=frozen_map(filters), sort=sort)
+
+    def to_json(self) -> dict[str, Any]:
+        entities = sorted(set(self.proven_filters) | set(self.proven_sorts))
+        proven = {
+            name: {
+                "filters": {f: list(ops) for f, ops in self.proven_filters.get(name, {}).items()},
+                "sort": list(self.proven_sorts.get(name, ())),
+            }
+            for name in entities
+        }
+        counts = {o: sum(1 for c in self.checks if c.outcome == o) for o in ("passed", "skipped")}
+        return {
+            "format": STAMP_FORMAT,
+            "app": self.app,
+            "contentHash": self.content_hash,
+            "upstream": self.upstream,
+            "verifiedAt": self.verified_at,
+            "verifier": {"name": self.verifier_name, "version": self.verifier_version},
+            "readOnly": self.read_only,
+            "summary": counts,
+            "proven": proven,
+            "notExercised": [c.claim for c in self.not_exercised],
+            "checks": [
+                {"claim": c.claim, "check": c.check, "outcome": c.outcome, "reason": c.reason}
+                for c in self.checks
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, doc: Any) -> Stamp:
+        errors = sorted(_VALIDATOR.iter_errors(doc), key=lambda e: list(e.path))
+        if errors:
+            where = "/".join(str(p) for p in errors[0].path) or "(root)"
+            message = errors[0].message
+            raise StampError(f"not a stamp of format {STAMP_FORMAT}: {where}: {message}")
+        proven = doc.get("proven", {})
+        return cls(
+            content_hash=doc["contentHash"],
+            app=doc["app"],
+            upstream=doc["upstream"],
+            verified_at=doc["verifiedAt"],
+            verifier_version=doc["verifier"]["version"],
+            verifier_name=doc["verifier"].get("name", "a2map verify"),
+            read_only=doc.get("readOnly", False),
+            checks=tuple(
+                StampCheck(c["claim"], c["check"], c["outcome"], c.get("reason"))
+                for c in doc.get("checks", [])
+            ),
+            proven_filters=frozen_map(
+                {
+                    entity: frozen_map(
+                        {f: tuple(ops) for f, ops in spec.get("filters", {}).items()}
+                    )
+                    for entity, spec in proven.items()
+                }
+            ),
+            proven_sorts=frozen_map(
+                {entity: tuple(spec.get("sort", ())) for entity, spec in proven.items()}
+            ),
+        )
+
+
+def stamp_path(mapping_path: str | os.PathLike[str]) -> Path:
+    """`mappings/kanban-drf.yaml` -> `mappings/kanban-drf.verified.json`."""
+    path = Path(mapping_path)
+    return path.with_name(path.stem + STAMP_SUFFIX)
+
+
+def load_stamp(path: str | os.PathLike[str]) -> Stamp | None:
+    """The stamp at `path`; None when there is none; `StampError` when it is unusable."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StampError(f"{p}: cannot read: {exc}") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise StampError(f"{p}: not JSON: {exc}") from None
+    try:
+        return Stamp.from_json(doc)
+    except StampError as exc:
+        raise StampError(f"{p}: {exc}") from None
+
+
+def write_stamp(path: str | os.PathLike[str], stamp: Stamp) -> Path:
+    """Write atomically, so a reader never sees half a stamp."""
+    p = Path(path)
+    text = json.dumps(stamp.to_json(), indent=2, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=p.name + ".", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
+
+
+def remove_stamp(path: str | os.PathLike[str]) -> bool:
+    """Delete a stamp that no longer holds; True when there was one."""
+    try:
+        Path(path).unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def public_url(url: str) -> str:
+    """A URL safe to record: no user, password, query or fragment."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return "(unparseable URL)"
+    return str(parsed.copy_with(username=None, password=None, query=None, fragment=None))
+
+
+@dataclass(frozen=True, slots=True)
+class StampStatus:
+    """What a serve gate needs: is there a fresh stamp, and if not, why not."""
+
+    stamp: Stamp | None
+    fresh: bool
+    reason: str
+
+
+def stamp_status(mapping_path: str | os.PathLike[str], mapping: Mapping) -> StampStatus:
+    path = stamp_path(mapping_path)
+    try:
+        stamp = load_stamp(path)
+    except StampError as exc:
+        return StampStatus(None, False, f"the stamp cannot be used: {exc}")
+    if stamp is None:
+        return StampStatus(None, False, f"no verification stamp ({path.name}); run a2map verify")
+    if not stamp.fresh_for(mapping):
+        return StampStatus(
+            stamp,
+            False,
+            f"{path.name} was written for another version of the mapping "
+            f"({stamp.content_hash[:19]}…, now {mapping.content_hash[:19]}…); run a2map verify",
+        )
+    scope = "read claims only" if stamp.read_only else "reads and writes"
+    return StampStatus(stamp, True, f"verified {stamp.verified_at} ({scope})")
