@@ -239,8 +239,12 @@ def test_a_write_of_unknown_outcome_keeps_its_idempotency_key(tmp_path: Path) ->
             )  # fmt: skip
             upstream.wait_exit()
             with start_kanban(data_dir=data_dir, port=port) as again:
-                retry = httpx.post(f"{rt.url}/api/collections/cards/records", json={"title": "Maybe"},
-                                   headers={**FULL, **key}, timeout=30)  # fmt: skip
+                retry = httpx.post(
+                    f"{rt.url}/api/collections/cards/records",
+                    json={"title": "Maybe"},
+                    headers={**FULL, **key},
+                    timeout=30,
+                )
                 assert (retry.status_code, retry.json()["code"]) == (409, "duplicate_request")
                 found = httpx.get(f"{again.api}/cards/?title=Maybe", headers=again.headers).json()
                 assert found["count"] == 1
