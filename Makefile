@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test lint
+.PHONY: setup samples demo test lint
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,10 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# Rails (Debian packages) and json-server (npm) for the other sample stacks; needs root.
+samples:
+	bash samples/setup.sh
+
 demo: setup
 	$(BIN)/a2map demo
 
@@ -22,5 +26,5 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+test: lint samples
 	$(BIN)/python -m pytest

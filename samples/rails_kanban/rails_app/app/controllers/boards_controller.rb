@@ -1,0 +1,3 @@
+class BoardsController < ApplicationController
+  crud Board, permit: %i[name archived], filters: %i[archived]
+end

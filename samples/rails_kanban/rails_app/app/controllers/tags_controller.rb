@@ -1,0 +1,3 @@
+class TagsController < ApplicationController
+  crud Tag, permit: %i[name], filters: %i[name]
+end

@@ -1,0 +1,4 @@
+class CardTag < ApplicationRecord
+  belongs_to :card
+  belongs_to :tag
+end

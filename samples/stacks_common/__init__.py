@@ -1,0 +1,1 @@
+"""What the Rails, PocketBase and json-server samples share: the data set and the launcher."""
