@@ -64,9 +64,132 @@ def demo(
     raise typer.Exit(run_demo(check=check, port=port, state=state))
 
 
+# --- a2map verify ---
+@app.command()
+def verify(
+    mapping: Annotated[Path, typer.Argument(help="the mapping file to verify", show_default=False)],
+    read_only: Annotated[
+        bool, typer.Option("--read-only", help="prove only what reads can prove (production)")
+    ] = False,
+    json_file: Annotated[
+        Path | None, typer.Option("--json", help="write the JSON report here", show_default=False)
+    ] = None,
+    junit_file: Annotated[
+        Path | None, typer.Option("--junit", help="write JUnit XML here", show_default=False)
+    ] = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", help="verify these entities only (repeat); writes no stamp"),
+    ] = None,
+    include_destructive: Annotated[
+        bool,
+        typer.Option(
+            "--include-destructive", help="also run destructive operations, on own records only"
+        ),
+    ] = False,
+    write_corrected: Annotated[
+        Path | None,
+        typer.Option(
+            "--write-corrected",
+            help="write a corrected copy of the mapping here",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Prove every claim of a mapping against the live upstream; stamp it or refuse it.
+
+    Exit 0 verified, 1 refused, 2 usage or upstream unreachable.
+    """
+    from .verify import verify_command
+
+    raise typer.Exit(
+        verify_command(
+            mapping,
+            read_only=read_only,
+            json_file=json_file,
+            junit_file=junit_file,
+            only=tuple(only or ()),
+            include_destructive=include_destructive,
+            write_corrected=write_corrected,
+        )
+    )
+
+
+# --- end ---
+
+
 # --- a2map token: agent grants in the runtime store (mapper/_tokens.py) ---
 app.add_typer(token_app, name="token")
 # --- end a2map token ---
+
+
+# --- a2map probe/diff/review ---
+@app.command()
+def probe(
+    url: Annotated[
+        str | None, typer.Argument(help="base URL of the upstream API", show_default=False)
+    ] = None,
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="mapping file to write", show_default=False)
+    ] = Path("mapping.yaml"),
+    openapi: Annotated[
+        str | None,
+        typer.Option("--openapi", help="OpenAPI/Swagger file or URL (else well-known paths)"),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option("--header", help="'Name: value' sent upstream; $VAR/${VAR} from the env"),
+    ] = None,
+    app_id: Annotated[str | None, typer.Option("--app-id", help="the mapping's app id")] = None,
+    collection: Annotated[
+        list[str] | None,
+        typer.Option("--collection", help="a collection path the API does not list (/cards)"),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="one JSON summary on stdout, for agent hosts")
+    ] = False,
+) -> None:
+    """Probe an API read-only (GET, HEAD, OPTIONS) and write its mapping.
+
+    Exit 0 mapped, 1 nothing mappable, 2 usage or unreachable.
+    """
+    from .probe import probe_command
+
+    raise typer.Exit(
+        probe_command(
+            url,
+            output,
+            openapi=openapi,
+            headers=header or (),
+            app_id=app_id,
+            collections=collection or (),
+            as_json=as_json,
+        )
+    )
+
+
+@app.command()
+def diff(
+    old: Annotated[Path, typer.Argument(help="the mapping before", show_default=False)],
+    new: Annotated[Path, typer.Argument(help="the mapping after", show_default=False)],
+) -> None:
+    """Semantic changes between two mappings. Exit 0 same, 1 changed, 2 unusable."""
+    from ._diff import diff_files
+
+    raise typer.Exit(diff_files(old, new))
+
+
+@app.command()
+def review(
+    mapping: Annotated[Path, typer.Argument(help="the mapping to review", show_default=False)],
+) -> None:
+    """The owner's summary: fields with evidence, and what needs a decision."""
+    from ._review import review_file
+
+    raise typer.Exit(review_file(mapping))
+
+
+# --- end ---
 
 
 def main() -> None:

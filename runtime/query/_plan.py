@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from runtime.mapping import Entity, Field, SortSpec
@@ -19,6 +20,7 @@ from ._ast import And, Compare, Expr, Literal, Path, Random, SortItem, SortKey
 from ._values import coerce_literal
 
 _ID = Field(name="id", type="string", source=("id",))
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # `~` is a LIKE in PocketBase: `%` and `_` are wildcards there and literal text
 # to django-filter's icontains, and non-ASCII case folding differs. Either would
 # let the upstream return fewer records than the local check accepts.
@@ -81,9 +83,10 @@ def _sendable(declared: Field | None, value: Any) -> Any:
 
     Query-string filters drop an empty value (the whole parameter is ignored),
     strip surrounding whitespace and refuse control characters; a day key
-    compared with a datetime counts by that instant's UTC date, which is what
-    the upstream must be told; and a value outside a closed enum is refused by
-    upstreams that validate choices, where the local check simply matches nothing.
+    compared with a datetime counts by that instant's UTC date, and a datetime
+    is the instant the local check compares, so both are sent in that resolved
+    form; a value outside a closed enum is refused by upstreams that validate
+    choices, where the local check simply matches nothing.
     """
     if isinstance(value, str) and (not value or value != value.strip() or not value.isprintable()):
         return None
@@ -91,12 +94,19 @@ def _sendable(declared: Field | None, value: Any) -> Any:
         return value
     if declared.type == "enum" and declared.values_closed and value not in declared.values:
         return None
-    if declared.type == "string" and declared.day_key:
-        try:
-            return coerce_literal("day", value, declared.name)
-        except ProtocolError:
-            return None
-    return value
+    kind = "day" if declared.type == "string" and declared.day_key else declared.type
+    if kind not in ("day", "datetime"):
+        return value
+    try:
+        resolved = coerce_literal(kind, value, declared.name)
+    except ProtocolError:
+        return None
+    if kind == "day" or resolved is None:
+        return resolved
+    # an instant in explicit UTC: a zoneless text would be read in the upstream's zone
+    moment = _EPOCH + timedelta(microseconds=resolved)
+    text = moment.isoformat(timespec="microseconds" if moment.microsecond else "seconds")
+    return text.replace("+00:00", "Z")
 
 
 def plan(

@@ -36,9 +36,11 @@ change on either side shows up here rather than in a user's query.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -49,10 +51,14 @@ from runtime.mapping import Entity, Field
 from runtime.protocol import ProtocolError
 from runtime.query import EntityResolver, compile_filter, compile_sort, parse_filter, parse_sort
 from tests.fixtures.pocketbase import (
+    POCKETBASE_VERSION,
+    PocketBaseError,
     PocketBaseServer,
     create_collection,
     insert_records,
+    pocketbase_binary,
     start_pocketbase,
+    verified,
 )
 from tests.fixtures.servers import KanbanServer
 
@@ -339,3 +345,31 @@ def test_deliberate_differences_stay_as_documented(pocketbase: Loaded, case: Dif
         return
     predicate = compile_filter(parse_filter(case.filter), EntityResolver(CARDS), now=now)
     assert sum(1 for r in pocketbase.records if predicate(r)) == case.ours, case.why
+
+
+@dataclass(frozen=True)
+class Binary:
+    name: str
+    content: bytes | None  # None: a copy of the installed binary with one byte changed
+
+
+BINARIES = [
+    Binary("an empty file", b""),
+    Binary("a script", b"#!/bin/sh\necho pocketbase version 0.40.6\n"),
+    Binary("the pinned binary with one byte changed", None),
+]
+
+
+@pytest.mark.parametrize("case", BINARIES, ids=[b.name for b in BINARIES])
+def test_only_the_pinned_binary_is_run(tmp_path: Path, case: Binary) -> None:
+    installed = pocketbase_binary()
+    assert verified(installed) == installed
+    content = case.content
+    if content is None:
+        original = installed.read_bytes()
+        content = original[:-1] + bytes([original[-1] ^ 1])
+    fake = tmp_path / "pocketbase"
+    fake.write_bytes(content)
+    refusal = re.escape(f"is not the pinned PocketBase {POCKETBASE_VERSION} binary")
+    with pytest.raises(PocketBaseError, match=refusal):
+        verified(fake)

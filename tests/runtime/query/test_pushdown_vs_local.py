@@ -43,10 +43,14 @@ import httpx
 import pytest
 import yaml
 
+from samples.kanban_drf.seed import RICH_TAGS
 from tests.fixtures.runtime import KANBAN_DRF, RuntimeServer, start_runtime
 from tests.fixtures.servers import KanbanServer, start_kanban
 
 Card = dict[str, Any]
+# The rich seed's lists and tags, checked against the upstream by the fixture.
+LIST_TITLES = {"list_todo": "To Do", "list_doing": "Doing"}
+TAG_NAMES = dict(RICH_TAGS)
 CONFIGS = ("local", "unproven", "proven")
 RECORDS = "/api/collections/cards/records"
 SCAN_PAGE_SIZE = "1000"  # the mapping's pagination.maxSize: a local scan's page size
@@ -102,13 +106,16 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
             name: stack.enter_context(start_runtime(path, upstream))
             for name, path in mappings.items()
         }
-        answer = httpx.get(
-            f"{upstream.api}/cards/", params={"page_size": 1000}, headers=upstream.headers
-        )
-        answer.raise_for_status()
-        body = answer.json()
-        assert len(body["results"]) == body["count"] == 61
-        yield Setup(upstream, runtimes, body["results"])
+        raw = {
+            name: httpx.get(
+                f"{upstream.api}/{name}/", params={"page_size": 1000}, headers=upstream.headers
+            ).json()
+            for name in ("cards", "lists", "tags")
+        }
+        assert len(raw["cards"]["results"]) == raw["cards"]["count"] == 61
+        assert {r["id"]: r["title"] for r in raw["lists"]["results"]} == LIST_TITLES
+        assert {r["id"]: r["name"] for r in raw["tags"]["results"]} == TAG_NAMES
+        yield Setup(upstream, runtimes, raw["cards"]["results"])
 
 
 # ---------------------------------------------------------------- hand-written expectations
@@ -127,7 +134,13 @@ def at(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
+def tag_names(card: Card) -> list[str]:
+    return [TAG_NAMES[t] for t in card["tags"]]
+
+
 def _sort_value(card: Card, name: str) -> Any:
+    if name == "list.title":
+        return LIST_TITLES[card["list"]]
     value = card[name]
     if name == "created":
         return created(card)
@@ -347,6 +360,20 @@ PUSHABLE = [
         "datetime at or before includes the instant",
         'created <= "2026-01-15T00:03:00Z"',
         lambda c: created(c) <= at("2026-01-15T00:03:00Z"),
+        3,
+        pushed=True,
+    ),
+    Case(
+        "datetime without a zone is UTC",
+        'created > "2026-03-01T03:17"',
+        lambda c: created(c) > at("2026-03-01T03:17:00Z"),
+        44,
+        pushed=True,
+    ),
+    Case(
+        "datetime with microseconds",
+        'created < "2026-01-15T00:03:00.000001Z"',
+        lambda c: created(c) < at("2026-01-15T00:03:00.000001Z"),
         3,
         pushed=True,
     ),
@@ -634,6 +661,40 @@ LOCAL = [
         22,
     ),
 ]
+THROUGH_REFS = [
+    Case("through a ref", 'list.title = "Doing"', lambda c: c["list"] == "list_doing", 20),
+    Case(
+        "through a ref, contains",
+        'list.title ~ "do" && done = true',
+        lambda c: "do" in lower(LIST_TITLES[c["list"]]) and c["done"],
+        15,
+    ),
+    Case(
+        "through a list of refs, any",
+        'tags.name ?= "docs"',
+        lambda c: "docs" in tag_names(c),
+        15,
+    ),
+    Case(
+        "through a list of refs, every",
+        'tags.name = "bug"',
+        lambda c: bool(c["tags"]) and all(n == "bug" for n in tag_names(c)),
+        8,
+    ),
+    Case(
+        "one shared join row",
+        'tags.name ?= "docs" && tags.name ?= "ops"',
+        lambda c: False,
+        0,
+    ),
+    Case(
+        "sort through a ref",
+        'priority = "high"',
+        lambda c: c["priority"] == "high",
+        12,
+        sort="list.title,-created",
+    ),
+]
 LOCAL_SORTS = [
     Case(
         "sort by a ref the upstream cannot sort",
@@ -680,7 +741,7 @@ LOCAL_SORTS = [
         per_page=10,
     ),
 ]
-CASES = PAGING + PUSHABLE + PUSHED_SORTS + LOCAL + LOCAL_SORTS
+CASES = PAGING + PUSHABLE + PUSHED_SORTS + LOCAL + THROUGH_REFS + LOCAL_SORTS
 
 
 def _param(case: Case) -> Any:
