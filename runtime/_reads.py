@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from collections.abc import Mapping as AbcMapping
 from datetime import UTC, datetime
 from typing import Any
@@ -82,29 +83,49 @@ async def list_records(
     can_page = state.mapping.upstream.pagination.style in _PAGED_STYLES
     the_plan = plan(entity, expr, sort, state.upstream.dialect, can_page=can_page)
 
-    doc: dict[str, Any] | None = None
+    doc = None
     if the_plan.delegate and not through_refs:
-        page = await state.upstream.list_page(
-            entity, the_plan.params, page=paging.page, per_page=paging.per_page
-        )
-        kept = [r for r in page.records if predicate(r)]
-        if len(kept) != len(page.records):
-            state.drift += 1
-            log.warning(
-                "pushdown drift on %s: the upstream returned %d records the filter rejects; "
-                "answering from a local scan",
-                entity.name,
-                len(page.records) - len(kept),
-            )
-        elif page.total is not None or paging.skip_total:
-            doc = _page_doc(kept, paging, page.total)
+        doc = await _delegated(state, entity, the_plan, predicate, paging)
+        if doc is REFUSED:
+            the_plan, doc = replace(the_plan, params={}), None
     if doc is None:
-        doc = await _local(state, entity, the_plan, predicate, sorter, paging, filter_text,
-                           related, through_refs)  # fmt: skip
+        doc = await _local(
+            state, entity, the_plan, predicate, sorter, paging, filter_text, related, through_refs
+        )
     await related.expand(entity, doc["items"], expand)
     if picks:
         doc["items"] = [project_fields(r, picks) for r in doc["items"]]
     return doc
+
+
+REFUSED: dict[str, Any] = {}
+
+
+async def _delegated(
+    state: RuntimeState, entity: Entity, the_plan: Plan, predicate: Any, paging: Paging
+) -> dict[str, Any] | None:
+    """The upstream pages and counts; None when its answer cannot be used as it is."""
+    try:
+        page = await state.upstream.list_page(
+            entity, the_plan.params, page=paging.page, per_page=paging.per_page
+        )
+    except ProtocolError as exc:
+        if exc.code == "upstream_rejected":
+            return REFUSED  # a refused narrowing value: the local check decides alone
+        raise
+    kept = [r for r in page.records if predicate(r)]
+    if len(kept) != len(page.records):
+        state.drift += 1
+        log.warning(
+            "pushdown drift on %s: the upstream returned %d records the filter rejects; "
+            "answering from a local scan",
+            entity.name,
+            len(page.records) - len(kept),
+        )
+        return None
+    if page.total is None and not paging.skip_total:
+        return None
+    return _page_doc(kept, paging, page.total)
 
 
 async def _local(
@@ -119,8 +140,17 @@ async def _local(
     through_refs: list[tuple[str, ...]],
 ) -> dict[str, Any]:
     limit = state.mapping.serve.scan_limit
-    scan = state.upstream.scan(entity, the_plan.params, limit=limit)
-    scanned = [r async for r in scan]
+    try:
+        scan = state.upstream.scan(entity, the_plan.params, limit=limit)
+        scanned = [r async for r in scan]
+    except ProtocolError as exc:
+        if exc.code != "upstream_rejected" or not the_plan.params:
+            raise
+        # The upstream refused a value it was only asked to narrow by (django-filter
+        # answers 400 for an unknown choice): the local check alone decides.
+        log.info("pushdown refused on %s (%s); scanning without it", entity.name, exc.message)
+        scan = state.upstream.scan(entity, {}, limit=limit)
+        scanned = [r async for r in scan]
     if through_refs:
         await related.prefetch(entity, scanned, through_refs)
     matched = [r for r in scanned if predicate(r)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -9,6 +11,7 @@ from starlette.responses import Response
 
 from runtime.protocol import ProtocolError
 from runtime.protocol import _describe as describe
+from runtime.protocol._access import Caller
 
 from ._clock import server_now, tz_offset_minutes
 from ._http import headers_of, reply, segments
@@ -68,6 +71,23 @@ def _whoami(request: Request, state: RuntimeState) -> Response:
     )
 
 
+MODEL_CACHE_SIZE = 512
+
+
+def _model_level(
+    state: RuntimeState, key: tuple[Any, ...], caller: Caller, build: Callable[[], dict[str, Any]]
+) -> Response:
+    """Levels that read only the model depend on nothing but the caller's reach: render once."""
+    full_key = (*key, caller.scopes)
+    body = state.describe_cache.get(full_key)
+    if body is None:
+        body = json.dumps(build(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        if len(state.describe_cache) >= MODEL_CACHE_SIZE:
+            state.describe_cache.clear()
+        state.describe_cache[full_key] = body
+    return Response(body, media_type="application/json")
+
+
 async def _describe(request: Request, state: RuntimeState, parts: list[str]) -> Response:
     mapping = state.mapping
     headers = headers_of(request)
@@ -78,13 +98,21 @@ async def _describe(request: Request, state: RuntimeState, parts: list[str]) -> 
     if not parts:
         caller = state.security.render_caller(headers)
         if query.get("format") == "flat":
-            return reply(describe.flat(mapping, caller))
+            return _model_level(state, ("flat",), caller, lambda: describe.flat(mapping, caller))
         if "find" in query:
             term = query["find"]
             if not term:
                 raise ProtocolError("usage", "find needs a search term.")
-            return reply(describe.find(mapping, term, caller, show_all=show_all))
-        return reply(describe.root(mapping, caller, show_all=show_all))
+            key = ("find", term, show_all)
+            return _model_level(
+                state, key, caller, lambda: describe.find(mapping, term, caller, show_all=show_all)
+            )
+        return _model_level(
+            state,
+            ("root", show_all),
+            caller,
+            lambda: describe.root(mapping, caller, show_all=show_all),
+        )
     module = mapping.module(parts[0])
     if module is None:
         raise ProtocolError(
@@ -94,7 +122,12 @@ async def _describe(request: Request, state: RuntimeState, parts: list[str]) -> 
         )
     if len(parts) == 1:
         caller = state.security.render_caller(headers)
-        return reply(describe.module(mapping, module.name, caller, show_all=show_all))
+        return _model_level(
+            state,
+            ("module", module.name, show_all),
+            caller,
+            lambda: describe.module(mapping, module.name, caller, show_all=show_all),
+        )
     entity = mapping.entities.get(parts[1])
     if entity is None or entity.module != module.name:
         where = f" It is in module {entity.module!r}." if entity is not None else ""
@@ -104,7 +137,12 @@ async def _describe(request: Request, state: RuntimeState, parts: list[str]) -> 
         if not caller.can_read(entity.name):
             scope = f"data:{entity.name}:read"
             raise ProtocolError("insufficient_scope", f"Reading needs {scope}.", required=scope)
-        return reply(describe.entity(mapping, entity, caller, show_all=show_all))
+        return _model_level(
+            state,
+            ("entity", entity.name, show_all),
+            caller,
+            lambda: describe.entity(mapping, entity, caller, show_all=show_all),
+        )
     state.limiter.hit(rate_key(headers), "data")
     caller = state.security.authorize(headers, f"data:{entity.name}:read", write=False)
     record = await fetch_record(state, entity, parts[2])

@@ -25,6 +25,7 @@ class RuntimeState:
     drift: int = 0  # pushdowns the local re-check contradicted
     audit_file: Path | None = None
     jobs: Any = None  # the JobRunner, set when the app is built
+    describe_cache: dict[tuple[Any, ...], bytes] = field(default_factory=dict)
     security: Security = field(init=False)
     limiter: RateLimiter = field(init=False)
     schema_version: str = field(init=False)

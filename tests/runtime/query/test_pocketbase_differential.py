@@ -37,7 +37,7 @@ change on either side shows up here rather than in a user's query.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -65,7 +65,7 @@ from tests.fixtures.servers import KanbanServer
 PRIORITIES = ("none", "low", "medium", "high", "urgent")
 TAGS = ("tag_bug", "tag_feature", "tag_docs", "tag_ops", "tag_design")
 RECORDS = "/api/collections/cards/records"
-COLLECTION = [
+COLLECTION: list[dict[str, Any]] = [
     {"name": "key", "type": "text", "required": True},
     {"name": "title", "type": "text"},
     {"name": "list", "type": "text"},
@@ -280,7 +280,7 @@ SORTED = [
 CASES = TEXT + LIKE + ENUMS_AND_BOOLEANS + NUMBERS + DATES + LISTS + LOGIC + MACROS + SORTED
 
 
-def _keys(records: list[dict[str, Any]]) -> list[str]:
+def _keys(records: Sequence[Mapping[str, Any]]) -> list[str]:
     return [str(r["key"]) for r in records]
 
 

@@ -1,0 +1,1 @@
+"""Benchmarks, each comparing against a baseline measured in the same run."""

@@ -1,0 +1,689 @@
+"""Read overhead of the runtime, against the floor of any Python proxy, in one run.
+
+    .venv/bin/python -m bench.read_overhead [--requests 300] [--warmup 30]
+
+Starts the Django sample (``--seed rich``) and reads it three ways:
+
+``direct``
+    the upstream request itself, straight to Django.
+``passthrough``
+    the same upstream request through a minimal proxy on the runtime's stack
+    (FastAPI + one pooled ``httpx.AsyncClient``, served by uvicorn exactly as
+    ``runtime/serve.py`` serves the runtime) that forwards the path and query,
+    adds the upstream token and copies the answer back: no other logic.
+``runtime (a2map serve)``
+    the protocol request to ``python -m mapper serve`` with a variant of
+    ``mappings/kanban-drf.yaml`` whose filters and sort are marked proven (so a
+    fully pushed-down read lets the upstream page) and whose data rate limit is
+    raised so that the limiter never refuses the benchmark's own requests. The
+    targets are judged on this one.
+``runtime app, TCP_NODELAY``
+    the same mapping and the same app (``runtime.serve.build_state`` and
+    ``runtime.app.create_app``), served like the floors: on a listening socket
+    created with ``IPPROTO_TCP``, so asyncio turns Nagle's algorithm off for its
+    connections. ``runtime/serve.py`` creates its socket without naming the
+    protocol, which leaves Nagle on; this way shows what the runtime's own code
+    costs apart from that.
+
+Each runtime case is paired with the upstream request the runtime makes to
+answer it (a page of 30, one record, the pushed-down filter and sort, or the
+one scan of up to 1,000 records that a local filter needs), so the passthrough
+is the least any proxy must spend on the same answer. Describe (root and one
+entity) is compared with a bare FastAPI endpoint, served the same way, that
+returns the runtime's own describe document as a ``JSONResponse``. Local
+filter evaluation is measured in-process on copies of the seed's cards.
+
+Latencies are wall-clock times per request on one keep-alive connection, with
+the ways interleaved request by request so that drift hits them alike, after a
+warm-up. Throughput uses concurrent keep-alive connections. The clients are
+minimal raw HTTP/1.1 clients, so the figures are not a client library's cost.
+Everything listens on 127.0.0.1 and every process started here is stopped
+(its whole process group) before the program exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import select
+import selectors
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import quote, urlencode, urlsplit
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+MAPPING = REPO / "mappings" / "kanban-drf.yaml"
+START_TIMEOUT = 60.0
+STOP_GRACE = 3.0
+
+PUSHED_FILTER = 'priority = "high" && done = false'
+PUSHED_SORT = "-created"
+LOCAL_FILTER = '(priority = "high" || priority = "urgent") && title !~ "login"'
+RECORD_ID = "card_r001"
+SCAN_SIZE = 1000  # the mapping's pagination.maxSize: the page size of a local scan
+
+TARGET_READ_RATIO = 1.25  # runtime p50 / passthrough p50, pushed-down reads
+TARGET_DESCRIBE_RATIO = 0.8  # runtime / bare FastAPI, describe throughput
+TARGET_EVAL_RATE = 200_000  # records per second, local filter evaluation
+
+
+def _query(**params: str) -> str:
+    return "?" + urlencode(params, quote_via=quote) if params else ""
+
+
+@dataclass(frozen=True)
+class ReadCase:
+    name: str
+    upstream: str  # what the runtime asks Django for, to answer `runtime`
+    runtime: str
+    pushed_down: bool  # judged against TARGET_READ_RATIO
+
+
+READS = [
+    ReadCase(
+        "list",
+        "/api/cards/" + _query(page_size="30", page="1"),
+        "/api/collections/cards/records",
+        pushed_down=True,
+    ),
+    ReadCase(
+        "get",
+        f"/api/cards/{RECORD_ID}/",
+        f"/api/collections/cards/records/{RECORD_ID}",
+        pushed_down=True,
+    ),
+    ReadCase(
+        "filtered, pushed down",
+        "/api/cards/"
+        + _query(priority="high", done="false", ordering="-created", page_size="30", page="1"),
+        "/api/collections/cards/records" + _query(filter=PUSHED_FILTER, sort=PUSHED_SORT),
+        pushed_down=True,
+    ),
+    ReadCase(
+        "filtered, evaluated locally",
+        "/api/cards/" + _query(page_size=str(SCAN_SIZE), page="1"),
+        "/api/collections/cards/records" + _query(filter=LOCAL_FILTER),
+        pushed_down=False,
+    ),
+]
+DESCRIBES = [
+    ("describe root", "/api/_a2app/describe"),
+    ("describe entity", "/api/_a2app/describe/board/cards"),
+]
+
+
+# ---------------------------------------------------------------- processes
+
+
+@dataclass
+class Process:
+    name: str
+    url: str
+    popen: subprocess.Popen[bytes] = field(repr=False)
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def _start(
+    name: str, command: Sequence[str], *, env: dict[str, str], cwd: Path, log: IO[bytes]
+) -> Process:
+    """Start `command` in its own process group and wait for its JSON ready line."""
+    popen = subprocess.Popen(
+        list(command),
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        start_new_session=True,
+    )
+    try:
+        info = _ready(popen, name)
+    except BaseException:
+        _stop(popen)
+        raise
+    return Process(name, str(info["url"]), popen, info)
+
+
+def _ready(popen: subprocess.Popen[bytes], name: str) -> dict[str, Any]:
+    assert popen.stdout is not None
+    deadline = time.monotonic() + START_TIMEOUT
+    buffer = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(popen.stdout, selectors.EVENT_READ)
+        while b"\n" not in buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RuntimeError(f"{name} did not start within {START_TIMEOUT:g} s")
+            if selector.select(min(left, 0.5)):
+                chunk = os.read(popen.stdout.fileno(), 4096)
+                if not chunk:
+                    raise RuntimeError(f"{name} exited with {popen.wait(5)} before it was ready")
+                buffer += chunk
+    line = buffer.split(b"\n", 1)[0]
+    info = json.loads(line)
+    if not isinstance(info, dict) or "url" not in info:
+        raise RuntimeError(f"{name} printed an unexpected ready line: {line[:300]!r}")
+    return info
+
+
+def _stop(popen: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process group, SIGKILL what is left after a grace period, reap."""
+    if popen.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(popen.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            popen.wait(STOP_GRACE)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(popen.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        popen.wait(10)
+    if popen.stdout is not None:
+        popen.stdout.close()
+
+
+@contextlib.contextmanager
+def _running(
+    name: str, command: Sequence[str], *, env: dict[str, str], cwd: Path, log: IO[bytes]
+) -> Iterator[Process]:
+    process = _start(name, command, env=env, cwd=cwd, log=log)
+    try:
+        yield process
+    finally:
+        _stop(process.popen)
+
+
+# ---------------------------------------------------------------- the floors, as servers
+
+
+def _passthrough_app(upstream: str, token: str) -> Any:
+    import httpx
+    from fastapi import FastAPI
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    client = httpx.AsyncClient(
+        base_url=upstream, headers={"Authorization": f"Token {token}"}, trust_env=False
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        try:
+            yield
+        finally:
+            await client.aclose()
+
+    async def forward(request: Request) -> Response:
+        url = httpx.URL(request.url.path, query=request.url.query.encode("ascii"))
+        answer = await client.get(url)
+        return Response(
+            answer.content,
+            status_code=answer.status_code,
+            media_type=answer.headers.get("content-type"),
+        )
+
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
+    app.router.add_route("/{rest:path}", forward, methods=["GET"])
+    return app
+
+
+def _bare_app(documents: dict[str, Any]) -> Any:
+    from fastapi import FastAPI
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    for path, document in documents.items():
+
+        async def endpoint(request: Request, document: Any = document) -> JSONResponse:
+            return JSONResponse(document)
+
+        app.router.add_route(path, endpoint, methods=["GET"])
+    return app
+
+
+def _runtime_app(mapping: Path) -> Any:
+    """The runtime's own app, built as `python -m mapper serve` builds it."""
+    from runtime.app import create_app
+    from runtime.serve import ServeOptions, build_state
+
+    state, _ = build_state(ServeOptions(mapping_path=mapping, store_url=os.environ["BENCH_STORE"]))
+    return create_app(state)
+
+
+def _serve_child(app: Any) -> None:
+    """Serve `app` on a free loopback port with the runtime's uvicorn settings.
+
+    The listening socket names its protocol (IPPROTO_TCP): asyncio disables
+    Nagle's algorithm only on connections whose socket says it is TCP, and
+    uvicorn writes a response's headers and body separately, so without it every
+    answer on a kept-alive connection waits for the client's delayed ACK.
+    """
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(2048)
+    sock.setblocking(False)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    )
+
+    async def serve() -> None:
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not task.done():
+            await asyncio.sleep(0.01)
+        if server.started:
+            print(json.dumps({"url": url, "pid": os.getpid()}), flush=True)
+        await task
+
+    asyncio.run(serve())
+
+
+# ---------------------------------------------------------------- minimal HTTP/1.1 clients
+
+
+class HttpError(RuntimeError):
+    pass
+
+
+CHUNKED = -1  # `_head`'s length for a chunked answer
+
+
+def _head(raw: bytes, target: str) -> tuple[int, int]:
+    """Status and body length (or CHUNKED) from the header block of an answer."""
+    lines = raw.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    length = None
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        name = name.strip().lower()
+        if name == "content-length":
+            length = int(value.strip())
+        elif name == "transfer-encoding" and "chunked" in value.lower():
+            length = CHUNKED
+    if length is None:
+        raise HttpError(f"GET {target}: the answer has neither a length nor chunks")
+    return status, length
+
+
+class Client:
+    """One keep-alive HTTP/1.1 connection: a request, then its whole answer."""
+
+    def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
+        parts = urlsplit(url)
+        self.address = (parts.hostname or "127.0.0.1", parts.port or 80)
+        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        self.prefix = f"Host: {self.address[0]}:{self.address[1]}\r\n{extra}\r\n".encode()
+        self.sock = self._connect()
+        self.buffer = b""
+
+    def _connect(self) -> socket.socket:
+        sock = socket.create_connection(self.address, timeout=30)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def _read(self) -> bytes:
+        chunk = self.sock.recv(1 << 16)
+        if not chunk:
+            raise HttpError("the server closed the connection")
+        return chunk
+
+    def _until(self, marker: bytes) -> bytes:
+        while marker not in self.buffer:
+            self.buffer += self._read()
+        found, self.buffer = self.buffer.split(marker, 1)
+        return found
+
+    def _exactly(self, size: int) -> bytes:
+        while len(self.buffer) < size:
+            self.buffer += self._read()
+        found, self.buffer = self.buffer[:size], self.buffer[size:]
+        return found
+
+    def _reopen_if_closed(self) -> None:
+        """Servers close idle kept-alive connections (uvicorn after 5 s): open a new one."""
+        readable, _, _ = select.select([self.sock], [], [], 0)
+        if readable and not self.sock.recv(1, socket.MSG_PEEK):
+            self.sock.close()
+            self.sock, self.buffer = self._connect(), b""
+
+    def get(self, target: str) -> tuple[int, bytes]:
+        self._reopen_if_closed()
+        self.sock.sendall(b"GET " + target.encode("ascii") + b" HTTP/1.1\r\n" + self.prefix)
+        head = self._until(b"\r\n\r\n")
+        status, length = _head(head, target)
+        if length == CHUNKED:
+            parts = []
+            while size := int(self._until(b"\r\n").split(b";", 1)[0], 16):
+                parts.append(self._exactly(size))
+                self._exactly(2)
+            self._until(b"\r\n")  # no trailers are sent: the blank line ends the body
+            body = b"".join(parts)
+        else:
+            body = self._exactly(length)
+        if b"connection: close" in head.lower():
+            self.sock.close()
+            self.sock, self.buffer = self._connect(), b""
+        return status, body
+
+    def json(self, target: str) -> Any:
+        status, body = self.get(target)
+        if status != 200:
+            raise HttpError(f"GET {target} answered {status}: {body[:300]!r}")
+        return json.loads(body)
+
+
+async def _hammer(url: str, target: str, total: int, concurrency: int) -> float:
+    """Requests per second for `total` GETs of `target` over `concurrency` connections."""
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    request = f"GET {target} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode("ascii")
+    shares = [
+        total // concurrency + (1 if i < total % concurrency else 0) for i in range(concurrency)
+    ]
+
+    async def worker(count: int) -> None:
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            for _ in range(count):
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                status, length = _head(head[:-4], target)
+                if length == CHUNKED:
+                    while size := int((await reader.readuntil(b"\r\n")).split(b";")[0], 16):
+                        await reader.readexactly(size + 2)
+                    await reader.readuntil(b"\r\n")
+                else:
+                    await reader.readexactly(length)
+                if status != 200:
+                    raise HttpError(f"GET {target} answered {status}")
+        finally:
+            writer.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker(n) for n in shares))
+    return total / (time.perf_counter() - started)
+
+
+# ---------------------------------------------------------------- measuring
+
+
+@dataclass(frozen=True)
+class Way:
+    name: str
+    client: Client
+    target: str
+
+
+def _percentiles(samples: list[float]) -> tuple[float, float]:
+    cuts = statistics.quantiles(samples, n=100, method="inclusive")
+    return statistics.median(samples), cuts[94]
+
+
+def _interleaved(ways: Sequence[Way], requests: int, warmup: int) -> dict[str, list[float]]:
+    """Latencies in ms per way, the ways taking turns request by request."""
+    times: dict[str, list[float]] = {w.name: [] for w in ways}
+    for round_ in range(warmup + requests):
+        for way in ways:
+            started = time.perf_counter()
+            status, _ = way.client.get(way.target)
+            elapsed = (time.perf_counter() - started) * 1000
+            if status != 200:
+                raise HttpError(f"{way.name}: GET {way.target} answered {status}")
+            if round_ >= warmup:
+                times[way.name].append(elapsed)
+    return times
+
+
+def _verdict(ok: bool) -> str:
+    return "meets target" if ok else "MISSES target"
+
+
+def _ids(doc: Any) -> list[str]:
+    return [str(item["id"]) for item in doc["items"]] if "items" in doc else [str(doc["id"])]
+
+
+def _upstream_ids(doc: Any) -> list[str]:
+    return [str(item["id"]) for item in doc["results"]] if "results" in doc else [str(doc["id"])]
+
+
+def _check_answers(direct: Client, runtime: Client) -> None:
+    """The runtime answers what the upstream holds, before any timing counts."""
+    for case in READS:
+        ours = _ids(runtime.json(case.runtime))
+        theirs = _upstream_ids(direct.json(case.upstream))
+        if case.pushed_down:
+            expected = theirs
+        else:
+            rows = direct.json(case.upstream)["results"]
+            expected = [
+                r["id"]
+                for r in rows
+                if r["priority"] in ("high", "urgent") and "login" not in r["title"].lower()
+            ]
+        if ours != expected or not ours:
+            raise SystemExit(f"{case.name}: the runtime answered {ours}, expected {expected}")
+
+
+def _evaluation_rate(cards: list[dict[str, Any]], records: int) -> tuple[float, int]:
+    from runtime.mapping import load_mapping
+    from runtime.query import EntityResolver, compile_filter, parse_filter
+
+    mapping = load_mapping(MAPPING, resolve_env=False)
+    predicate = compile_filter(
+        parse_filter(LOCAL_FILTER), EntityResolver(mapping.entities["cards"], mapping.entities)
+    )
+    rows = [dict(cards[i % len(cards)], id=f"card_{i:07d}") for i in range(records)]
+    best, hits = float("inf"), 0
+    for _ in range(5):
+        started = time.perf_counter()
+        hits = sum(1 for r in rows if predicate(r))
+        best = min(best, time.perf_counter() - started)
+    return records / best, hits
+
+
+def _variant(directory: Path) -> Path:
+    doc = yaml.safe_load(MAPPING.read_text())
+    for entity in doc["entities"].values():
+        for ops in entity.get("filter", {}).values():
+            for op, spelled in ops.items():
+                param = spelled if isinstance(spelled, str) else spelled["param"]
+                ops[op] = {"param": param, "proven": True}
+        if "sort" in entity:
+            entity["sort"]["proven"] = True
+    doc.setdefault("serve", {})["rateLimits"] = {"data": 1_000_000, "ops": 1_000_000}
+    path = directory / MAPPING.name
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+def _pair(samples: list[float]) -> str:
+    p50, p95 = _percentiles(samples)
+    return f"p50 {p50:7.2f} ms   p95 {p95:7.2f} ms"
+
+
+RUNTIME = "runtime (a2map serve)"
+RUNTIME_APP = "runtime app, TCP_NODELAY"
+
+
+def run(args: argparse.Namespace) -> int:
+    base_env = dict(os.environ)
+    base_env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO), *filter(None, [base_env.get("PYTHONPATH")])]
+    )
+    base_env.pop("DJANGO_SETTINGS_MODULE", None)
+    python = sys.executable
+    me = [python, "-m", "bench.read_overhead"]
+    failed = False
+    # A SIGTERM unwinds like Ctrl-C, so every server started below is stopped.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    with tempfile.TemporaryDirectory(prefix="bench-read-") as tmp, contextlib.ExitStack() as stack:
+        root = Path(tmp)
+        log = stack.enter_context((root / "servers.log").open("wb"))
+
+        def start(name: str, command: Sequence[str], env: dict[str, str]) -> Process:
+            return stack.enter_context(_running(name, command, env=env, cwd=root, log=log))
+
+        def client(url: str, headers: dict[str, str] | None = None) -> Client:
+            made = Client(url, headers)
+            stack.callback(made.close)
+            return made
+
+        try:
+            django = start(
+                "django sample",
+                [python, "-m", "samples.kanban_drf", "serve", "--port", "0", "--seed", "rich"],
+                base_env,
+            )
+            token = str(django.info["token"])
+            upstream_env = {**base_env, "KANBAN_URL": django.url, "KANBAN_TOKEN": token}
+            passthrough = start("passthrough", [*me, "--serve-passthrough"], upstream_env)
+            mapping = _variant(root)
+            runtime = start(
+                RUNTIME,
+                [
+                    python, "-m", "mapper", "serve", str(mapping), "--port", "0", "--ready-json",
+                    "--store", f"sqlite:///{root / 'store.sqlite3'}",
+                ],
+                {**upstream_env, "A2APP_HOME": str(root / "state")},
+            )  # fmt: skip
+            runtime_app = start(
+                RUNTIME_APP,
+                [*me, "--serve-runtime", str(mapping)],
+                {
+                    **upstream_env,
+                    "A2APP_HOME": str(root / "state-app"),
+                    "BENCH_STORE": f"sqlite:///{root / 'store-app.sqlite3'}",
+                },
+            )
+            direct = client(django.url, {"Authorization": f"Token {token}"})
+            through = client(passthrough.url)
+            ours = {RUNTIME: client(runtime.url), RUNTIME_APP: client(runtime_app.url)}
+            for each in ours.values():
+                _check_answers(direct, each)
+            documents = {path: ours[RUNTIME].json(path) for _, path in DESCRIBES}
+            (root / "describe.json").write_text(json.dumps(documents))
+            bare = start(
+                "bare FastAPI", [*me, "--serve-bare", str(root / "describe.json")], base_env
+            )
+            floor = client(bare.url)
+        except (RuntimeError, OSError) as exc:
+            print(f"could not start: {exc}\n{(root / 'servers.log').read_text()[-4000:]}")
+            return 2
+
+        print(
+            f"Reads: {args.requests} timed requests per way after {args.warmup} warm-up "
+            "requests, the ways taking turns; one kept-alive connection per way."
+        )
+        for case in READS:
+            times = _interleaved(
+                [
+                    Way("direct", direct, case.upstream),
+                    Way("passthrough", through, case.upstream),
+                    *(Way(name, each, case.runtime) for name, each in ours.items()),
+                ],
+                args.requests,
+                args.warmup,
+            )
+            floor_p50 = statistics.median(times["passthrough"])
+            print(f"\n{case.name}   (upstream request: {case.upstream})")
+            for name, samples in times.items():
+                line = f"  {name:<26} {_pair(samples)}"
+                if name in ours:
+                    ratio = statistics.median(samples) / floor_p50
+                    line += f"   {ratio:5.2f}x passthrough"
+                    if case.pushed_down:
+                        ok = ratio <= TARGET_READ_RATIO
+                        failed |= name == RUNTIME and not ok
+                        line += f", target <= {TARGET_READ_RATIO}x: {_verdict(ok)}"
+                    else:
+                        line += " (a local scan: no target)"
+                print(line)
+
+        print(
+            f"\nDescribe: latency as above; throughput over {args.concurrency} kept-alive "
+            f"connections, {args.throughput} requests per round, best of {args.rounds} rounds."
+        )
+        servers = {"bare FastAPI": bare.url, RUNTIME: runtime.url, RUNTIME_APP: runtime_app.url}
+        for name, path in DESCRIBES:
+            times = _interleaved(
+                [
+                    Way("bare FastAPI", floor, path),
+                    *(Way(way, each, path) for way, each in ours.items()),
+                ],
+                args.requests,
+                args.warmup,
+            )
+            rates: dict[str, float] = dict.fromkeys(servers, 0.0)
+            for _ in range(args.rounds):
+                for way, url in servers.items():
+                    rate = asyncio.run(_hammer(url, path, args.throughput, args.concurrency))
+                    rates[way] = max(rates[way], rate)
+            print(f"\n{name}   ({path})")
+            for way, samples in times.items():
+                line = f"  {way:<26} {_pair(samples)}   {rates[way]:8,.0f} req/s"
+                if way in ours:
+                    ratio = rates[way] / rates["bare FastAPI"]
+                    ok = ratio >= TARGET_DESCRIBE_RATIO
+                    failed |= way == RUNTIME and not ok
+                    line += f"   {ratio:5.2f}x bare, target >= {TARGET_DESCRIBE_RATIO}x: "
+                    line += _verdict(ok)
+                print(line)
+
+        cards = direct.json("/api/cards/" + _query(page_size=str(SCAN_SIZE)))["results"]
+        rate, hits = _evaluation_rate(cards, args.records)
+        ok = rate >= TARGET_EVAL_RATE
+        failed |= not ok
+        print(
+            f"\nLocal evaluation of {LOCAL_FILTER!r}: {rate:,.0f} records/s over "
+            f"{args.records:,} records ({hits:,} match); target >= {TARGET_EVAL_RATE:,}: "
+            f"{_verdict(ok)}"
+        )
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.read_overhead", description=__doc__)
+    parser.add_argument("--requests", type=int, default=300, help="timed requests per case")
+    parser.add_argument("--warmup", type=int, default=30, help="untimed requests per case first")
+    parser.add_argument("--throughput", type=int, default=1000, help="requests per round")
+    parser.add_argument("--rounds", type=int, default=3, help="throughput rounds per way")
+    parser.add_argument("--concurrency", type=int, default=8, help="connections for throughput")
+    parser.add_argument("--records", type=int, default=200_000, help="records for local evaluation")
+    parser.add_argument("--serve-passthrough", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-bare", metavar="DOCUMENTS", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-runtime", metavar="MAPPING", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve_runtime:
+        _serve_child(_runtime_app(Path(args.serve_runtime)))
+        return 0
+    if args.serve_passthrough:
+        _serve_child(_passthrough_app(os.environ["KANBAN_URL"], os.environ["KANBAN_TOKEN"]))
+        return 0
+    if args.serve_bare:
+        _serve_child(_bare_app(json.loads(Path(args.serve_bare).read_text())))
+        return 0
+    return run(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,153 @@
+"""Whole probes of other stacks, each an in-memory upstream (no network).
+
+Each scenario states what the mapping must say about that stack and that only
+GET, HEAD and OPTIONS reached it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from mapper.probe import NothingMappable, ProbeOptions, UnreachableError, probe, render
+from runtime.mapping import check_text
+
+from .fakes import (
+    BASE,
+    KANBAN_ROWS,
+    Fake,
+    drf_spec_only_server,
+    json_server,
+    jsonapi,
+    payload,
+    rails,
+)
+
+Check = Callable[[dict[str, Any]], None]
+
+
+def _rails(doc: dict[str, Any]) -> None:
+    up = doc["upstream"]
+    assert up["pagination"] == {
+        "style": "page",
+        "page": "page",
+        "size": "per_page",
+        "items": "",
+        "totalHeader": "X-Total-Count",
+    }
+    assert up["errors"] == "rails"
+    cards = doc["entities"]["cards"]
+    assert cards["id"] == {"source": "id", "type": "integer"}
+    assert (
+        cards["fields"]["list_id"]["type"] == "ref"
+        and cards["fields"]["list_id"]["entity"] == "lists"
+    )
+    assert cards["fields"]["due_date"]["format"] == "YYYY-MM-DD"
+    assert cards["fields"]["priority"]["valuesClosed"] is False
+    assert cards["write"] == {"create": False, "update": False, "delete": False}
+    assert {"source": "owner", "detail": "named with --collection"} in cards["evidence"]
+
+
+def _json_server(doc: dict[str, Any]) -> None:
+    up = doc["upstream"]
+    assert up["pagination"] == {
+        "style": "link",
+        "page": "_page",
+        "size": "_limit",
+        "items": "",
+        "totalHeader": "X-Total-Count",
+    }
+    assert up["dialect"] == "json-server"
+    assert sorted(doc["entities"]) == ["boards", "cards", "lists"]
+    assert doc["unmapped"] == [
+        {
+            "path": "/db",
+            "method": "GET",
+            "reason": "api-root: an index of the collections, not data",
+        }
+    ]
+
+
+def _jsonapi(doc: dict[str, Any]) -> None:
+    cards = doc["entities"]["cards"]["fields"]
+    assert cards["title"]["source"] == "attributes.title"
+    assert cards["list"] == {
+        "type": "ref",
+        "source": "relationships.list.data.id",
+        "entity": "lists",
+        "evidence": cards["list"]["evidence"],
+        "confidence": "high",
+    }
+    assert doc["upstream"]["errors"] == "jsonapi"
+    assert doc["upstream"]["envelope"] == {"item": "data"}
+
+
+def _drf_without_credentials(doc: dict[str, Any]) -> None:
+    assert doc["upstream"]["auth"] == {
+        "type": "header",
+        "name": "Authorization",
+        "value": "Token ${KANBAN_TOKEN}",
+    }
+    refused = [u for u in doc["unmapped"] if u["reason"].startswith("auth-refused")]
+    assert [u["path"] for u in refused] == [
+        "/api/boards/",
+        "/api/cards/",
+        "/api/lists/",
+        "/api/tags/",
+    ]
+    fields = doc["entities"]["cards"]["fields"]
+    assert fields["list"]["type"] == "string" and "ref candidate lists" in fields["list"]["note"]
+    assert fields["priority"]["evidence"] == ["openapi"]
+
+
+SCENARIOS: list[tuple[str, Fake, dict[str, Any], Check]] = [
+    ("rails", rails(KANBAN_ROWS), {"collections": ("/boards", "/lists", "/cards")}, _rails),
+    ("json-server", json_server(KANBAN_ROWS), {}, _json_server),
+    (
+        "jsonapi",
+        jsonapi(KANBAN_ROWS, {"cards": {"list": "lists"}, "lists": {"board": "boards"}}),
+        {},
+        _jsonapi,
+    ),
+    (
+        "drf, no credentials",
+        drf_spec_only_server(payload("drf-openapi.json")),
+        {},
+        _drf_without_credentials,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "fake", "options", "check"), SCENARIOS, ids=[s[0] for s in SCENARIOS]
+)
+def test_stacks(name: str, fake: Fake, options: dict[str, Any], check: Check) -> None:
+    run = probe(ProbeOptions(url=BASE, **options), transport=fake.transport)
+    text = render(run.draft)
+    assert check_text(text)[1] == []
+    check(yaml.safe_load(text))
+    assert fake.methods() <= {"GET", "HEAD", "OPTIONS"}
+    again = probe(ProbeOptions(url=BASE, **options), transport=fake.transport)
+    assert render(again.draft) == text
+
+
+def test_an_api_with_nothing_to_map_says_so() -> None:
+    fake = Fake(
+        lambda request: httpx.Response(
+            200, text="<html>Sign in</html>", headers={"content-type": "text/html"}
+        )
+    )
+    with pytest.raises(NothingMappable):
+        probe(ProbeOptions(url=BASE), transport=fake.transport)
+
+
+def test_an_unreachable_upstream_stops_the_probe() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    with pytest.raises(UnreachableError):
+        probe(ProbeOptions(url=BASE), transport=httpx.MockTransport(refuse))

@@ -1,0 +1,179 @@
+"""Each failure class, shown on an upstream that is wrong in exactly one way (`fake.FakeApi`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from mapper.verify import (
+    RUN_MARK,
+    Correction,
+    Report,
+    VerificationFailure,
+    VerifyOptions,
+    run_verification,
+)
+from mapper.verify._failures import (
+    DeleteEffectMismatch,
+    EnumNotClosed,
+    FilterIgnored,
+    ListDuplicates,
+    ReadAfterDeleteSucceeded,
+    ReadOnlyFieldWritable,
+    RequiredNotEnforced,
+    SortIgnored,
+    UndeclaredRequired,
+    WriteNotPersisted,
+)
+from runtime.mapping import load_mapping_text
+
+from .fake import BASE, MAPPING_YAML, TOKEN, FakeApi, mapping
+
+pytestmark = pytest.mark.anyio
+
+
+async def verify(api: FakeApi, options: VerifyOptions | None = None) -> Report:
+    return await run_verification(mapping(), options or VerifyOptions(), transport=api.transport)
+
+
+def leftovers(api: FakeApi) -> list[str]:
+    return [t for table in api.tables for t in api.titles(table) if RUN_MARK.match(t)]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    quirk: str
+    claim: str
+    failure: type[VerificationFailure]
+    wrong: str
+    correction: Correction | None
+
+
+SCENARIOS = [
+    Scenario(
+        "ignore-done-filter", "entities.cards.filter.done.=", FilterIgnored, "mapping",
+        Correction(("entities", "cards", "filter", "done", "="), "remove"),
+    ),
+    Scenario(
+        "title-optional", "entities.cards.fields.title.required", RequiredNotEnforced, "mapping",
+        Correction(("entities", "cards", "fields", "title", "required"), "remove"),
+    ),
+    Scenario(
+        "position-required", "entities.lists.write.create.minimal", UndeclaredRequired,
+        "mapping", Correction(("entities", "lists", "fields", "position", "required"), "set", True),
+    ),
+    Scenario(
+        "priority-open", "entities.cards.fields.priority.valuesClosed", EnumNotClosed, "mapping",
+        Correction(("entities", "cards", "fields", "priority", "valuesClosed"), "set", False),
+    ),
+    Scenario(
+        "created-writable", "entities.cards.fields.created.readOnly", ReadOnlyFieldWritable,
+        "mapping", Correction(("entities", "cards", "fields", "created", "readOnly"), "remove"),
+    ),
+    Scenario(
+        "cascade", "entities.cards.fields.list.upstreamOnDelete", DeleteEffectMismatch, "mapping",
+        Correction(("entities", "cards", "fields", "list", "upstreamOnDelete"), "set", "cascade"),
+    ),
+    Scenario(
+        "ignore-ordering", "entities.cards.sort.title", SortIgnored, "mapping",
+        Correction(("entities", "cards", "sort", "fields"), "remove-item", "title"),
+    ),
+    Scenario(
+        "drop-done", "entities.cards.write.create", WriteNotPersisted, "upstream",
+        Correction(("entities", "cards", "fields", "done", "readOnly"), "set", True),
+    ),
+    Scenario(
+        "delete-noop", "entities.cards.write.delete", ReadAfterDeleteSucceeded, "upstream",
+        Correction(("entities", "cards", "write", "delete"), "set", False),
+    ),
+    Scenario("duplicate-pages", "entities.cards.list", ListDuplicates, "upstream", None),
+]  # fmt: skip
+
+
+async def test_a_faithful_upstream_verifies_and_is_left_as_found() -> None:
+    api = FakeApi()
+    before = {table: dict(rows) for table, rows in api.tables.items()}
+    report = await verify(api)
+    assert report.outcome == "verified", [r.as_dict() for r in report.failures]
+    assert api.tables == before  # seed records untouched, the run's own records gone
+    assert report.removed > 0 and not report.leftovers
+    assert report.proven_filters["cards"] == {"title": ["=", "~"], "done": ["="], "priority": ["="]}
+    assert report.proven_sorts["cards"] == ["id", "title", "created"]
+
+
+@pytest.mark.parametrize("case", SCENARIOS, ids=lambda s: s.quirk)
+async def test_each_disproved_claim_is_named_with_evidence_and_fix(case: Scenario) -> None:
+    api = FakeApi(case.quirk)
+    report = await verify(api)
+    assert report.outcome == "refused"
+    result = next(r for r in report.results if r.claim == case.claim)
+    failure = result.failure
+    assert result.outcome == "failed" and isinstance(failure, case.failure), result.as_dict()
+    assert failure.wrong == case.wrong
+    assert failure.fix and failure.message and failure.request and failure.response
+    if case.correction is not None:
+        assert case.correction in failure.corrections
+    text = str(report.to_json())
+    assert TOKEN not in text
+    if case.quirk != "delete-noop":
+        assert not leftovers(api) and not report.leftovers
+    else:
+        assert report.leftovers  # reported, never hidden
+
+
+async def test_read_only_sends_nothing_but_reads_and_says_what_it_skipped() -> None:
+    api = FakeApi()
+    report = await verify(api, VerifyOptions(read_only=True))
+    assert report.outcome == "verified" and report.read_only
+    assert {r.method for r in api.requests} == {"GET"}
+    skipped = {r.claim: r.note for r in report.results if r.outcome == "skipped"}
+    assert skipped["entities.cards.write.create"] == "not exercised: --read-only"
+    assert report.proven_filters["cards"]["title"] == ["=", "~"]  # proven on existing records
+    assert report.stamp().read_only
+
+
+@pytest.mark.parametrize(
+    ("include", "archived", "reset_note"),
+    [
+        (False, 0, "destructive: not run without --include-destructive"),
+        (True, 1, "it would act on records the verifier did not create"),
+    ],
+    ids=["destructive-skipped", "destructive-on-own-record"],
+)
+async def test_destructive_operations_run_only_when_asked_and_only_on_own_records(
+    include: bool, archived: int, reset_note: str
+) -> None:
+    api = FakeApi()
+    seeded = set(api.tables["lists"])
+    report = await verify(api, VerifyOptions(include_destructive=include))
+    calls = [r for r in api.requests if r.url.path.endswith("/archive/")]
+    assert len(calls) == archived
+    assert all(r.url.path.split("/")[3] not in seeded for r in calls)
+    assert not any(r.url.path.endswith("/reset/") for r in api.requests)
+    notes = {r.claim: (r.outcome, r.note) for r in report.results}
+    assert notes["operations.reset-everything"] == ("skipped", reset_note)
+    assert notes["operations.archive-list"][0] == ("passed" if include else "skipped")
+
+
+async def test_wrong_credentials_refuse_before_anything_else_runs() -> None:
+    api = FakeApi()
+    bad = load_mapping_text(MAPPING_YAML, env={"FAKE_URL": BASE, "FAKE_TOKEN": "not-the-token"})
+    report = await run_verification(bad, VerifyOptions(), transport=api.transport)
+    assert report.outcome == "refused"
+    first = report.results[0]
+    assert first.claim == "upstream.auth" and first.outcome == "failed"
+    assert type(first.failure).__name__ == "CredentialsRefused"
+    assert all(r.outcome == "skipped" for r in report.results[1:])
+    assert {r.method for r in api.requests} == {"GET"} and len(api.requests) == 1
+
+
+async def test_an_earlier_interrupted_run_is_swept_first() -> None:
+    api = FakeApi()
+    left = api._insert("cards", {"title": "a2v-0123456789 cards 3"})
+    also = api._insert("lists", {"title": "a2v-0123456789 lists 1 upd"})
+    mine = api._insert("cards", {"title": "a2v-not-a-run marker"})
+    report = await verify(api)
+    assert report.swept == {"cards": 1, "lists": 1}
+    assert left["id"] not in api.tables["cards"] and also["id"] not in api.tables["lists"]
+    assert mine["id"] in api.tables["cards"]  # only the run marker's exact shape is swept

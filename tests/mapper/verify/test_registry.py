@@ -1,0 +1,78 @@
+"""Checks are plain registered functions; the plan expands them into one claim each."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from mapper.verify import CHECKS, VerifyOptions, plan
+from mapper.verify._registry import PHASES, Registry
+from runtime.mapping import load_mapping
+
+ROOT = Path(__file__).resolve().parents[3]
+KANBAN = load_mapping(ROOT / "mappings" / "kanban-drf.yaml", resolve_env=False)
+
+
+def test_every_check_is_documented_and_in_a_known_phase() -> None:
+    assert len(CHECKS) >= 15
+    for spec in CHECKS:
+        assert spec.phase in PHASES and spec.doc and spec.doc[0].isupper(), spec.name
+
+
+def test_a_name_registers_once() -> None:
+    registry = Registry()
+
+    async def twice(ctx: object, subject: object) -> None:
+        """A check."""
+
+    registry.register(phase="read", subjects=lambda m: ())(twice)
+    with pytest.raises(ValueError, match="registered twice"):
+        registry.register(phase="read", subjects=lambda m: ())(twice)
+
+
+# How many claims of kanban-drf each check covers.
+EXPECTED = [
+    ("credentials_work", 1),
+    ("list_walks", 4),
+    ("get_by_id", 4),
+    ("stored_values_typed", 14),  # every field but none write-only or binary
+    ("refs_resolve", 3),  # lists.board, cards.list, cards.tags
+    ("create_roundtrip", 4),
+    ("create_minimal", 4),
+    ("required_enforced", 4),
+    ("update_roundtrip", 4),
+    ("read_only_ignored", 2),  # boards.created, cards.created
+    ("enum_values_accepted", 1),
+    ("enum_closed", 1),
+    ("filter_narrows", 31),
+    ("sort_orders", 15),
+    ("lists_created_records", 4),
+    ("operation_runs", 4),
+    ("delete_removes", 4),
+    ("delete_effect", 3),
+]
+
+
+@pytest.mark.parametrize(("check", "claims"), EXPECTED, ids=[c for c, _ in EXPECTED])
+def test_plan_covers_every_claim_of_the_mapping(check: str, claims: int) -> None:
+    counts = Counter(spec.name for _, spec, _ in plan(KANBAN, VerifyOptions()))
+    assert counts[check] == claims
+
+
+def test_claims_are_unique_and_ordered_by_phase() -> None:
+    items = plan(KANBAN, VerifyOptions())
+    claims = [(spec.name, subject.claim) for _, spec, subject in items]
+    assert len(set(claims)) == len(claims)
+    assert {name for name, _ in claims} == {spec.name for spec in CHECKS}
+
+
+@pytest.mark.parametrize(
+    ("only", "entities"),
+    [(("tags",), {"tags", None}), (("cards", "lists"), {"cards", "lists", None})],
+)
+def test_only_keeps_the_named_entities(only: tuple[str, ...], entities: set[str | None]) -> None:
+    items = plan(KANBAN, VerifyOptions(only=only))
+    assert {subject.entity for _, _, subject in items} <= entities
+    assert any(subject.claim == "upstream.auth" for _, _, subject in items)
