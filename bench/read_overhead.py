@@ -562,7 +562,7 @@ def run(args: argparse.Namespace) -> int:
                 RUNTIME,
                 [
                     python, "-m", "mapper", "serve", str(mapping), "--port", "0", "--ready-json",
-                    "--store", f"sqlite:///{root / 'store.sqlite3'}",
+                    "--store", f"sqlite:///{root / 'store.sqlite3'}", "--allow-unverified",
                 ],
                 {**upstream_env, "A2APP_HOME": str(root / "state")},
             )  # fmt: skip

@@ -56,6 +56,7 @@ def run_demo(*, check: bool, port: int, state: Path) -> int:
                 "--store",
                 store,
                 "--ready-json",
+                "--allow-unverified",
             ],
             env=env,
         )

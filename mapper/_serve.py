@@ -6,19 +6,34 @@ import sys
 from pathlib import Path
 
 from runtime.mapping import MappingError
-from runtime.serve import ServeOptions, run
+from runtime.serve import GateRefused, ServeOptions, run
 from runtime.store import StoreError
 
 
-def serve_command(mapping: Path, host: str, port: int, store: str | None, ready_json: bool) -> int:
+def serve_command(
+    mapping: Path,
+    host: str,
+    port: int,
+    store: str | None,
+    ready_json: bool,
+    allow_unverified: bool = False,
+) -> int:
     if not mapping.is_file():
         print(f"a2map serve: no such mapping file: {mapping}", file=sys.stderr)
         return 2
     options = ServeOptions(
-        mapping_path=mapping, host=host, port=port, store_url=store, ready_json=ready_json
+        mapping_path=mapping,
+        host=host,
+        port=port,
+        store_url=store,
+        ready_json=ready_json,
+        allow_unverified=allow_unverified,
     )
     try:
         run(options)
+    except GateRefused as exc:
+        print(f"a2map serve: refused: {exc}", file=sys.stderr)
+        return 2
     except MappingError as exc:
         print(f"a2map serve: the mapping cannot be served:\n{exc.render()}", file=sys.stderr)
         return 2

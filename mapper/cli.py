@@ -43,11 +43,18 @@ def serve(
     ready_json: Annotated[
         bool, typer.Option("--ready-json", help="print one JSON line when ready, for scripts")
     ] = False,
+    allow_unverified: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unverified",
+            help="serve a mapping without a fresh stamp from `a2map verify` (identity says so)",
+        ),
+    ] = False,
 ) -> None:
-    """Serve a mapping as an A2App in front of its upstream."""
+    """Serve a verified mapping as an A2App in front of its upstream."""
     from ._serve import serve_command
 
-    raise typer.Exit(serve_command(mapping, host, port, store, ready_json))
+    raise typer.Exit(serve_command(mapping, host, port, store, ready_json, allow_unverified))
 
 
 @app.command()
@@ -79,7 +86,7 @@ def verify(
     ] = None,
     only: Annotated[
         list[str] | None,
-        typer.Option("--only", help="verify these entities only (repeat); writes no stamp"),
+        typer.Option("--only", help="verify these entities only (repeat, or a,b); no stamp"),
     ] = None,
     include_destructive: Annotated[
         bool,
@@ -108,7 +115,7 @@ def verify(
             read_only=read_only,
             json_file=json_file,
             junit_file=junit_file,
-            only=tuple(only or ()),
+            only=tuple(name for value in only or () for name in value.split(",") if name),
             include_destructive=include_destructive,
             write_corrected=write_corrected,
         )

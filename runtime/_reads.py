@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from collections.abc import Mapping as AbcMapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 

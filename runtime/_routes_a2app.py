@@ -38,7 +38,9 @@ def identity(state: RuntimeState) -> dict[str, Any]:
     if state.mapping.app.version:
         doc["appVersion"] = state.mapping.app.version
     if state.unverified:
-        doc["verified"] = False
+        doc["verified"] = False  # documented extension: served with --allow-unverified
+    elif state.reads_only:
+        doc["verified"] = "reads"
     return doc
 
 

@@ -38,6 +38,11 @@ async def ops_route(request: Request) -> Response:
     if request.method != "POST":
         raise ProtocolError("usage", "Operations are POST-only.", status=405)
     caller = state.security.authorize(headers, f"op:{op.name}", write=not op.read_only)
+    if state.reads_only and not op.read_only:
+        raise ProtocolError(
+            "writes_not_verified",
+            f"{op.name} changes data, and writes to this app were never proven by `a2map verify`.",
+        )
     target = f"op:{op.name}"
     agent = headers.get("x-a2app-agent") or headers.get("x-lui-agent")
     args = body or {}

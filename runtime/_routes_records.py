@@ -51,6 +51,11 @@ async def records_route(request: Request) -> Response:
         raise
     if request.method not in WRITE_VERBS:
         raise ProtocolError("usage", f"{request.method} is not a records verb.", status=405)
+    if state.reads_only:
+        raise ProtocolError(
+            "writes_not_verified",
+            "Writes to this app were never proven by `a2map verify`; only reads are served.",
+        )
     agent = headers.get("x-a2app-agent") or headers.get("x-lui-agent")
     try:
         result, receipt = await _write(

@@ -22,6 +22,7 @@ class RuntimeState:
     store: Store
     upstream: UpstreamClient
     unverified: bool = False
+    reads_only: bool = False  # a read-only stamp: writes were never proven
     drift: int = 0  # pushdowns the local re-check contradicted
     audit_file: Path | None = None
     jobs: Any = None  # the JobRunner, set when the app is built

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import uvicorn
 
-from runtime.mapping import load_mapping
+from runtime.mapping import load_mapping, stamp_status
 
 from ._state import RuntimeState
 from .app import create_app
@@ -28,8 +28,12 @@ class ServeOptions:
     port: int = 8765
     store_url: str | None = None
     state_dir: Path | None = None
-    unverified: bool = True
+    allow_unverified: bool = False
     ready_json: bool = False
+
+
+class GateRefused(Exception):
+    """The mapping has no fresh verification stamp, and serving it unverified was not asked."""
 
 
 def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
@@ -37,6 +41,15 @@ def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
     from runtime.upstream import UpstreamClient
 
     mapping = load_mapping(options.mapping_path)
+    status = stamp_status(options.mapping_path, mapping)
+    if status.fresh and status.stamp is not None:
+        # The stamp's proven pushdowns are what lets the upstream page and count.
+        mapping = status.stamp.apply(mapping)
+    elif not options.allow_unverified:
+        raise GateRefused(
+            f"{options.mapping_path}: {status.reason}. Prove it first with "
+            f"`a2map verify {options.mapping_path}` (or serve it anyway with --allow-unverified)."
+        )
     directory = options.state_dir or state_dir()
     store = Store.open(options.store_url or default_store_url())
     token_file = directory / ".agent-token"
@@ -46,7 +59,8 @@ def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
         mapping=mapping,
         store=store,
         upstream=UpstreamClient(mapping.upstream),
-        unverified=options.unverified,
+        unverified=not status.fresh,
+        reads_only=bool(status.fresh and status.stamp is not None and status.stamp.read_only),
         audit_file=directory / f"audit-{mapping.app.id}.jsonl",
     )
     return state, token_file
@@ -75,6 +89,11 @@ async def _serve(server: uvicorn.Server, sock: socket.socket, announce: str) -> 
     await task
 
 
+def _unverified_prefix(record: logging.LogRecord) -> bool:
+    record.msg = f"[unverified] {record.msg}"
+    return True
+
+
 def run(options: ServeOptions) -> None:
     state, token_file = build_state(options)
     sock = _bind(options.host, options.port)
@@ -94,8 +113,14 @@ def run(options: ServeOptions) -> None:
         )
     if state.unverified:
         print(
-            f"warning: {state.mapping.app.id} is served unverified: no verification stamp "
-            "matches this mapping",
+            f"warning: {state.mapping.app.id} is served UNVERIFIED (--allow-unverified): "
+            "no fresh verification stamp matches this mapping",
+            file=sys.stderr,
+        )
+        logging.getLogger("a2app").addFilter(_unverified_prefix)
+    elif state.reads_only:
+        print(
+            f"note: {state.mapping.app.id} is verified for reads only; writes are refused",
             file=sys.stderr,
         )
     try:

@@ -59,6 +59,9 @@ REGISTRY: dict[str, ErrorSpec] = {
     "adapter_error": ErrorSpec(500, "maybe", "Unexpected error in the runtime."),
     # extensions: jobs of the older protocol text, and refs checked before a write
     "job_not_found": ErrorSpec(404, "no", "No such job."),
+    "writes_not_verified": ErrorSpec(
+        403, "no", "This app's mapping is verified for reads only; writes are refused."
+    ),
     "invalid_ref": ErrorSpec(400, "no", "A reference names no existing record."),
     # upstream failures (ARCHITECTURE §6), translated in runtime.upstream only
     "upstream_unavailable": ErrorSpec(502, "later", "The upstream app cannot be reached."),

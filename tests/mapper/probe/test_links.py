@@ -13,6 +13,12 @@ from mapper.probe._links import find_roots
 from .fakes import BASE, Fake, json_response, payload
 
 
+def _drf_root() -> dict[str, str]:
+    """The recorded DRF index, as the fake upstream's own host would answer it."""
+    root: dict[str, str] = payload("drf-root.json")
+    return {k: v.replace("http://127.0.0.1:8000", BASE) for k, v in root.items()}
+
+
 def _roots(answers: dict[str, httpx.Response]) -> Any:
     fake = Fake(lambda r: answers.get(r.url.path, json_response({"detail": "Not found."}, 404)))
     return find_roots(ProbeClient(BASE, {}, transport=fake.transport)), fake
@@ -22,7 +28,7 @@ def _roots(answers: dict[str, httpx.Response]) -> Any:
     ("answers", "links", "roots"),
     [
         (
-            {"/api/": json_response(payload("drf-root.json"))},
+            {"/api/": json_response(_drf_root())},
             {"boards": "/api/boards/", "lists": "/api/lists/", "cards": "/api/cards/",
              "tags": "/api/tags/"},
             ["/api/"],

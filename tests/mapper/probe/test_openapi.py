@@ -215,3 +215,27 @@ def test_a_recursive_field_is_reported_not_followed(prop: dict[str, Any]) -> Non
     assert [(f.code, f.detail) for f in findings] == [
         ("recursive-schema", "field parent refers back to Node")
     ]
+
+
+def test_a_large_self_referencing_spec_is_read_one_level_deep() -> None:
+    paths: dict[str, Any] = {}
+    schemas: dict[str, Any] = {}
+    for i in range(60):
+        name = f"Thing{i}"
+        ref = {"$ref": f"#/components/schemas/{name}"}
+        schemas[name] = {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "parent": ref,
+                "next": {"$ref": f"#/components/schemas/Thing{(i + 1) % 60}"},
+            },
+        }
+        ok = {"200": {"content": {"application/json": {"schema": {"type": "array", "items": ref}}}}}
+        one = {"200": {"content": {"application/json": {"schema": ref}}}}
+        paths[f"/things{i}"] = {"get": {"responses": ok}}
+        paths[f"/things{i}/{{id}}"] = {"get": {"responses": one}}
+    colls, _, findings = _read({"openapi": "3.0.3", "paths": paths,
+                                "components": {"schemas": schemas}})  # fmt: skip
+    assert len(colls) == 60 and all(c.fields["next"].type == "json" for c in colls)
+    assert len(findings) == 60 and {f.code for f in findings} == {"recursive-schema"}

@@ -1,0 +1,170 @@
+"""`a2map diff OLD NEW`: what changed in meaning between two mappings.
+
+Evidence, confidence, notes and layout are not meaning; entities, fields,
+types, enum values, refs, filters, sort, operations, the upstream's behaviour
+and what is unmapped are. The last line says whether ``schemaVersion`` (what
+agents see in describe) moves. Exit 0 same meaning, 1 changed, 2 unusable input.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from runtime.mapping import MappingError, check_text, load_mapping_text
+from runtime.protocol import schema_version
+
+EXIT_SAME, EXIT_CHANGED, EXIT_USAGE = 0, 1, 2
+# Field attributes that change what the field means (not why it was decided).
+FIELD_KEYS = ("type", "source", "required", "readOnly", "writeOnly", "max", "entity", "format",
+              "valuesClosed", "onDelete", "upstreamOnDelete")  # fmt: skip
+OPERATION_KEYS = ("module", "entity", "destructive", "readOnly", "idempotent", "appliesWhen",
+                  "request", "crud", "job", "response")  # fmt: skip
+ENTITY_KEYS = ("module", "path", "detailPath", "id", "label", "write", "auth")
+UPSTREAM_KEYS = ("baseUrl", "auth", "headers", "pagination", "errors", "dialect", "envelope")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}: {_show(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "(none)" if value is None else str(value)
+
+
+def _changes(
+    where: str, old: Mapping[str, Any], new: Mapping[str, Any], keys: tuple[str, ...]
+) -> list[str]:
+    return [
+        f"~ {where}: {key} {_show(old.get(key))} -> {_show(new.get(key))}"
+        for key in keys
+        if old.get(key) != new.get(key)
+    ]
+
+
+def _values(where: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    before, after = list(old.get("values") or []), list(new.get("values") or [])
+    if before == after:
+        return []
+    added = [v for v in after if v not in before]
+    removed = [v for v in before if v not in after]
+    parts = [f"+{v}" for v in added] + [f"-{v}" for v in removed]
+    return [f"~ {where}: values {' '.join(parts) or 'reordered'}"]
+
+
+def _param(spec: Any) -> str:
+    if isinstance(spec, Mapping):
+        return str(spec.get("param")) + (" (proven)" if spec.get("proven") else "")
+    return str(spec)
+
+
+def _filters(where: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    def flat(doc: Mapping[str, Any]) -> dict[str, str]:
+        return {
+            f"{field} {op}": _param(param)
+            for field, ops in (doc.get("filter") or {}).items()
+            for op, param in ops.items()
+        }
+
+    before, after = flat(old), flat(new)
+    lines = [f"+ {where}.filter {k} -> {after[k]}" for k in after if k not in before]
+    lines += [f"- {where}.filter {k}" for k in before if k not in after]
+    lines += [f"~ {where}.filter {k}: {before[k]} -> {after[k]}"
+              for k in after if k in before and before[k] != after[k]]  # fmt: skip
+    if (old.get("sort") or {}) != (new.get("sort") or {}):
+        lines.append(f"~ {where}.sort: {_show(old.get('sort'))} -> {_show(new.get('sort'))}")
+    return lines
+
+
+def _entity(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    where = f"entities.{name}"
+    lines = _changes(where, old, new, ENTITY_KEYS)
+    before, after = old.get("fields") or {}, new.get("fields") or {}
+    lines += [f"+ {where}.fields.{f}: {after[f]['type']}" for f in after if f not in before]
+    lines += [f"- {where}.fields.{f}" for f in before if f not in after]
+    for f in after:
+        if f in before:
+            lines += _changes(f"{where}.fields.{f}", before[f], after[f], FIELD_KEYS)
+            lines += _values(f"{where}.fields.{f}", before[f], after[f])
+    return lines + _filters(where, old, new)
+
+
+def _operations(old: list[Any], new: list[Any]) -> list[str]:
+    before = {op["name"]: op for op in old}
+    after = {op["name"]: op for op in new}
+    lines = [f"+ operations.{n}" for n in after if n not in before]
+    lines += [f"- operations.{n}" for n in before if n not in after]
+    for name in after:
+        if name not in before:
+            continue
+        lines += _changes(f"operations.{name}", before[name], after[name], OPERATION_KEYS)
+        b, a = before[name].get("params") or {}, after[name].get("params") or {}
+        lines += [f"+ operations.{name}.params.{p}" for p in a if p not in b]
+        lines += [f"- operations.{name}.params.{p}" for p in b if p not in a]
+        for p in a:
+            if p in b:
+                lines += _changes(f"operations.{name}.params.{p}", b[p], a[p], FIELD_KEYS)
+                lines += _values(f"operations.{name}.params.{p}", b[p], a[p])
+    return lines
+
+
+def diff_docs(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """Semantic changes from `old` to `new`, one line each, in a stable order."""
+    lines = _changes("app", old["app"], new["app"], ("id", "name", "version"))
+    lines += _changes("upstream", old["upstream"], new["upstream"], UPSTREAM_KEYS)
+    mods_before = [m["name"] for m in old.get("modules") or []]
+    mods_after = [m["name"] for m in new.get("modules") or []]
+    lines += [f"+ modules.{m}" for m in mods_after if m not in mods_before]
+    lines += [f"- modules.{m}" for m in mods_before if m not in mods_after]
+    before, after = old.get("entities") or {}, new.get("entities") or {}
+    lines += [f"+ entities.{e} ({len(after[e].get('fields') or {})} fields)"
+              for e in after if e not in before]  # fmt: skip
+    lines += [f"- entities.{e}" for e in before if e not in after]
+    for name in after:
+        if name in before:
+            lines += _entity(name, before[name], after[name])
+    lines += _operations(list(old.get("operations") or []), list(new.get("operations") or []))
+    gone = {(u.get("method"), u["path"]): u["reason"] for u in old.get("unmapped") or []}
+    came = {(u.get("method"), u["path"]): u["reason"] for u in new.get("unmapped") or []}
+    lines += [f"+ unmapped {m or ''} {p}: {r}".replace("  ", " ") for (m, p), r in came.items()
+              if (m, p) not in gone]  # fmt: skip
+    lines += [
+        f"- unmapped {m or ''} {p}".replace("  ", " ") for (m, p) in gone if (m, p) not in came
+    ]
+    return lines
+
+
+def _load(path: Path, err: TextIO) -> tuple[dict[str, Any], str] | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"a2map diff: {path}: cannot read: {exc.__class__.__name__}", file=err)
+        return None
+    try:
+        mapping = load_mapping_text(text, filename=str(path), resolve_env=False)
+    except MappingError as exc:
+        print(f"a2map diff: {path} is not a valid mapping:\n{exc.render()}", file=err)
+        return None
+    doc, _ = check_text(text)
+    return doc, schema_version(mapping)
+
+
+def diff_files(old: Path, new: Path, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    before, after = _load(old, err), _load(new, err)
+    if before is None or after is None:
+        return EXIT_USAGE
+    lines = diff_docs(before[0], after[0])
+    for line in lines:
+        print(line, file=out)
+    moved = before[1] != after[1]
+    state = f"moves {before[1]} -> {after[1]}" if moved else f"unchanged ({after[1]})"
+    print(f"schemaVersion {state}", file=out)
+    if not lines:
+        print("no semantic changes", file=out)
+    return EXIT_CHANGED if lines else EXIT_SAME

@@ -1,0 +1,28 @@
+"""`a2map probe`: inspect a foreign REST API read-only and draft its mapping.
+
+Sources (an OpenAPI 3.0/3.1 or Swagger 2 spec, DRF ``OPTIONS`` metadata, API
+roots and links, live samples of every list route) are read separately, merged
+with evidence per decision, and rendered as a deterministic mapping file.
+"""
+
+from ._command import probe_command as probe_command
+from ._draft import Draft as Draft
+from ._errors import REASONS as REASONS
+from ._errors import Finding as Finding
+from ._errors import NothingMappable as NothingMappable
+from ._errors import ProbeError as ProbeError
+from ._errors import RefusedRequest as RefusedRequest
+from ._errors import UnreachableError as UnreachableError
+from ._errors import UsageError as UsageError
+from ._http import SAFE_METHODS as SAFE_METHODS
+from ._http import ReadOnlyTransport as ReadOnlyTransport
+from ._render import render as render
+from ._run import ProbeOptions as ProbeOptions
+from ._run import ProbeRun as ProbeRun
+from ._run import probe as probe
+
+__all__ = [
+    "REASONS", "SAFE_METHODS", "Draft", "Finding", "NothingMappable",
+    "ProbeError", "ProbeOptions", "ProbeRun", "ReadOnlyTransport", "RefusedRequest",
+    "UnreachableError", "UsageError", "probe", "probe_command", "render",
+]  # fmt: skip

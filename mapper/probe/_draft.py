@@ -1,0 +1,155 @@
+"""The probe's working model: what each source claims, and the merged draft.
+
+Sources never write the mapping directly. Each one states `Claim`s about fields
+(with the evidence source that makes them); `_merge` turns the claims into a
+`FieldDraft` carrying its evidence, confidence and notes; `_render` writes the
+draft as a mapping document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import Finding
+
+# The evidence vocabulary of mapping format 1 that the prober writes.
+EVIDENCE_SOURCES = ("openapi", "swagger", "options", "links", "sample", "lookup", "name")
+SPEC_SOURCES = ("openapi", "swagger")
+
+
+@dataclass(frozen=True, slots=True)
+class Ev:
+    """One evidence item: a source, and what exactly it said when that matters."""
+
+    source: str
+    detail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One source's view of one field; None means "this source cannot tell"."""
+
+    source: str
+    type: str | None = None
+    day_key: bool = False
+    required: bool | None = None
+    read_only: bool | None = None
+    write_only: bool | None = None
+    max: int | None = None
+    values: tuple[Any, ...] = ()
+    closed: bool = True
+    entity: str | None = None
+    # The source says "a relation" but not to what (DRF OPTIONS `field`).
+    related: bool = False
+    # The wire shape, for ref detection: string, integer, number, boolean, object,
+    # and for arrays the item kind after "array:".
+    wire: str | None = None
+    nullable: bool | None = None
+    description: str | None = None
+    detail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A typed operation parameter or query parameter, with where it travels."""
+
+    name: str
+    where: str
+    claim: Claim
+    required: bool = False
+
+
+@dataclass(slots=True)
+class FieldDraft:
+    name: str
+    source: str
+    type: str
+    required: bool = False
+    read_only: bool = False
+    write_only: bool = False
+    max: int | None = None
+    values: tuple[Any, ...] = ()
+    values_closed: bool = True
+    entity: str | None = None
+    day_key: bool = False
+    description: str | None = None
+    evidence: list[Ev] = field(default_factory=list)
+    confidence: str = "medium"
+    notes: list[str] = field(default_factory=list)
+    # Candidates kept for review only; never written as a type.
+    ref_candidates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FilterDraft:
+    param: str
+    evidence: tuple[Ev, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SortDraft:
+    param: str
+    fields: tuple[str, ...]
+    desc: str = "-"
+
+
+@dataclass(slots=True)
+class EntityDraft:
+    name: str
+    module: str
+    path: str
+    detail_path: str | None
+    id_source: str
+    id_type: str
+    fields: dict[str, FieldDraft]
+    summary: str | None = None
+    filters: dict[str, dict[str, FilterDraft]] = field(default_factory=dict)
+    sort: SortDraft | None = None
+    write: dict[str, Any] = field(default_factory=dict)
+    evidence: list[Ev] = field(default_factory=list)
+    confidence: str = "medium"
+
+
+@dataclass(slots=True)
+class OperationDraft:
+    name: str
+    module: str
+    method: str
+    path: str
+    send: str
+    params: dict[str, Claim]
+    required: frozenset[str]
+    entity: str | None = None
+    description: str | None = None
+    destructive: bool = False
+    read_only: bool = False
+    idempotent: bool = False
+    evidence: list[Ev] = field(default_factory=list)
+    confidence: str = "medium"
+
+
+@dataclass(slots=True)
+class UpstreamDraft:
+    auth: dict[str, str] = field(default_factory=lambda: {"type": "none"})
+    headers: dict[str, str] = field(default_factory=dict)
+    pagination: dict[str, Any] = field(default_factory=lambda: {"style": "none"})
+    errors: str = "plain"
+    dialect: str = "none"
+    envelope: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Draft:
+    app_id: str
+    upstream: UpstreamDraft
+    app_name: str | None = None
+    app_version: str | None = None
+    modules: dict[str, str | None] = field(default_factory=dict)
+    entities: dict[str, EntityDraft] = field(default_factory=dict)
+    operations: list[OperationDraft] = field(default_factory=list)
+    unmapped: list[Finding] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    # Decisions without an evidence slot in the format (pagination, auth, errors,
+    # dialect, sort), each as "<what>: <decision> (<source>: <why>; ...)".
+    notes: list[str] = field(default_factory=list)

@@ -1,0 +1,277 @@
+"""The probe, start to end: sources read, evidence merged, one draft out.
+
+spec (given or well-known) ─┐
+API roots and links ────────┼─> collections ─> live samples, OPTIONS, detail reads
+                            │                    ├─ pagination (+ a size probe)
+                            │                    ├─ refs (one lookup GET each)
+                            │                    └─ sort fields (up/down probes)
+spec routes not CRUD ───────┴─> operations
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ._auth import HeaderArg, parse_headers
+from ._collections import group
+from ._draft import Draft, EntityDraft, OperationDraft, UpstreamDraft
+from ._entities import Source, build, ref_inputs
+from ._errors import Finding, NothingMappable, UsageError
+from ._filters import filter_candidates, probe_sort, sort_param
+from ._http import ProbeClient
+from ._links import Roots, find_roots
+from ._naming import app_id, env_prefix, identifier, words
+from ._openapi import SpecRoutes, read_routes
+from ._operations import propose
+from ._paging import Paging, spec_paging
+from ._refs import by_name_only, decide
+from ._specload import SpecDoc, discover, load_given
+from ._steps import Live, sources_of, template
+from ._upstream import credentials, dialects
+
+Progress = Callable[[str], None]
+_APP_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeOptions:
+    url: str | None = None
+    openapi: str | None = None
+    headers: tuple[str, ...] = ()
+    app_id: str | None = None
+    collections: tuple[str, ...] = ()
+    timeout: float = 10.0
+
+
+@dataclass(slots=True)
+class ProbeRun:
+    draft: Draft
+    requests: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+def _app_id(options: ProbeOptions, routes: SpecRoutes | None) -> str:
+    if options.app_id is not None:
+        return options.app_id
+    if routes is not None and routes.title:
+        return app_id(routes.title)
+    host = httpx.URL(options.url).host if options.url else ""
+    labels = [w for w in words(host) if w not in ("www", "api", "localhost") and not w.isdigit()]
+    return app_id(labels[0]) if labels else "app"
+
+
+def _refs(sources: dict[str, Source], live: Live | None) -> None:
+    ids = {
+        name: frozenset(str(v) for v in src.values(src.id_source() or "id") if v is not None)
+        for name, src in sources.items()
+    }
+    details = {name: template(src) for name, src in sources.items()}
+    for src in sources.values():
+        for wire, (values, declared, explicit) in ref_inputs(src).items():
+            name = identifier(wire.split(".")[-3] if wire.endswith(".data.id") else wire)
+            if live is None or not src.records:
+                decision = by_name_only(name, declared.wire if declared else None, sources)
+            else:
+                decision = decide(name, values, ids, live.lookup, explicit=explicit,
+                                  detail_paths=details)  # fmt: skip
+            if decision is not None:
+                src.refs[wire] = decision
+
+
+def _entities(sources: dict[str, Source]) -> tuple[dict[str, EntityDraft], list[Finding]]:
+    entities: dict[str, EntityDraft] = {}
+    findings: list[Finding] = []
+    for src in sources.values():
+        if src.obs is not None and src.obs.finding is not None:
+            findings.append(src.obs.finding)
+            if src.spec is None:
+                continue  # nothing else describes it
+        entity, problems = build(src)
+        findings.extend(problems)
+        if entity is not None:
+            entities[entity.name] = entity
+    for entity in entities.values():
+        for f in entity.fields.values():
+            if f.entity is not None and f.entity not in entities:
+                f.notes.append(f"refers to {f.entity}, which could not be mapped")
+                f.type = "json" if f.type == "list<ref>" else "string"
+                f.entity, f.confidence = None, "low"
+    return entities, findings
+
+
+def _paging(sources: dict[str, Source], live: Live | None) -> Paging | None:
+    params = {n: [p.name for p in s.spec.query] if s.spec else [] for n, s in sources.items()}
+    found = live.paging(params) if live else None
+    spec = next((s.spec for s in sources.values() if s.spec is not None), None)
+    if found is not None or spec is None:
+        return found
+    return spec_paging(spec.items_key, spec.list_keys, params[spec.name])
+
+
+def _filters_and_sorts(sources: dict[str, Source], entities: dict[str, EntityDraft],
+                       live: Live | None, drf: bool, dialect: str, size: str | None,
+                       notes: list[str]) -> None:  # fmt: skip
+    for name, entity in entities.items():
+        src = sources[name]
+        if src.spec is not None:
+            entity.filters = filter_candidates(src.spec.query, entity.fields, entity.id_source,
+                                               dialect)  # fmt: skip
+        param = sort_param(src.spec.query) if src.spec else ("ordering" if drf else None)
+        if param is None:
+            continue
+        if live is None:
+            notes.append(f"entities.{name}.sort: {param} offered; fields need a live probe")
+            continue
+        extra = {size: "1"} if size else {}
+        fetch = live.fetch(src.path, extra)
+        entity.sort, found = probe_sort(param, entity.fields, src.records, entity.id_source, fetch)
+        notes.extend(f"entities.{name}.{n}" for n in found)
+
+
+def _collection_paths(options: ProbeOptions) -> list[str]:
+    paths = []
+    for path in options.collections:
+        if not path.startswith("/") or "://" in path or "{" in path:
+            raise UsageError(f"--collection {path!r}: a path under the base URL, like /cards")
+        paths.append(path)
+    if paths and not options.url:
+        raise UsageError("--collection needs the upstream URL to sample it")
+    return paths
+
+
+def _load_spec(options: ProbeOptions, client: ProbeClient | None) -> SpecDoc | None:
+    if options.openapi:
+        return load_given(options.openapi, client)
+    return discover(client) if client is not None else None
+
+
+def probe(
+    options: ProbeOptions,
+    *,
+    env: Mapping[str, str] | None = None,
+    progress: Progress = _quiet,
+    transport: httpx.BaseTransport | None = None,
+) -> ProbeRun:
+    """Probe one API read-only and return the draft; `ProbeError`s say why not."""
+    started = time.perf_counter()
+    if not options.url and not options.openapi:
+        raise UsageError("give the upstream URL, --openapi FILE_OR_URL, or both")
+    if options.app_id is not None and not _APP_ID.match(options.app_id):
+        raise UsageError(f"--app-id {options.app_id!r}: lower case letters, digits, _ and -")
+    headers = parse_headers(options.headers, os.environ if env is None else env)
+    client: ProbeClient | None = None
+    if options.url:
+        try:
+            wire = {h.name: h.wire for h in headers}
+            client = ProbeClient(options.url, wire, transport=transport, timeout=options.timeout)
+        except ValueError as exc:
+            raise UsageError(f"{options.url}: {exc}") from None
+    try:
+        draft = _probe(options, client, headers, progress)
+    finally:
+        if client is not None:
+            client.close()
+    sent = dict(sorted(client.sent.items())) if client else {}
+    return ProbeRun(draft, sent, time.perf_counter() - started)
+
+
+def _probe(
+    options: ProbeOptions, client: ProbeClient | None, headers: Sequence[HeaderArg],
+    progress: Progress,
+) -> Draft:  # fmt: skip
+    first = client.reach() if client else None
+    spec = _load_spec(options, client)
+    progress(f"spec: {spec.location} ({spec.source})" if spec else "spec: none found")
+    routes = read_routes(spec, client.base.url.path if client else "") if spec else None
+    colls, rest, findings = group(routes) if routes else ([], [], [])
+    roots = find_roots(client, first) if client else Roots()
+    findings.extend(roots.findings)
+    sources = sources_of(colls, roots, routes, _collection_paths(options))
+    progress(f"collections: {', '.join(sources) or 'none'}")
+    live = Live(client, sources, progress) if client else None
+    if live is not None:
+        live.observe()
+    paging = _paging(sources, live)
+    pagination = dict(paging.pagination) if paging else {"style": "none"}
+    if live is not None:
+        live.details(pagination.get("size"))
+    _refs(sources, live)
+    entities, problems = _entities(sources)
+    findings.extend(problems)
+    ident = _app_id(options, routes)
+    upstream, auth_notes, notes = _upstream(
+        sources, entities, routes, live, headers, pagination, ident
+    )
+    page_notes = [f"upstream.pagination: {n}" for n in (paging.notes if paging else [])]
+    notes = [*auth_notes, *page_notes, *notes]
+    _filters_and_sorts(sources, entities, live, upstream.errors == "drf", upstream.dialect,
+                       pagination.get("size"), notes)  # fmt: skip
+    ops: list[OperationDraft] = []
+    if routes is not None:
+        colls_mapped = [s.spec for s in sources.values() if s.spec and s.name in entities]
+        by_entity = {name: e.module for name, e in entities.items()}
+        ops, op_findings = propose(rest, colls_mapped, by_entity, routes.resolver, "api",
+                                   routes.source)  # fmt: skip
+        findings.extend(op_findings)
+    unmapped = _unmapped(findings, spec, roots)
+    if not entities:
+        raise NothingMappable("nothing could be mapped: no collection with typed records", unmapped)
+    modules: dict[str, str | None] = {}
+    for name, entity in entities.items():
+        modules.setdefault(entity.module, sources[name].module_summary)
+    for op in ops:
+        modules.setdefault(op.module, None)
+    return Draft(
+        app_id=ident, upstream=upstream, app_name=routes.title if routes else None,
+        app_version=routes.version if routes else None, modules=modules, entities=entities,
+        operations=ops, unmapped=unmapped, sources=_sources_used(spec, roots, live), notes=notes,
+    )  # fmt: skip
+
+
+def _upstream(
+    sources: dict[str, Source], entities: dict[str, EntityDraft], routes: SpecRoutes | None,
+    live: Live | None, headers: Sequence[HeaderArg], pagination: Mapping[str, Any], ident: str,
+) -> tuple[UpstreamDraft, list[str], list[str]]:  # fmt: skip
+    """Credentials, error and filter dialects, envelopes: the upstream-wide decisions."""
+    notes: list[str] = []
+    anonymous = None
+    if live is not None and headers and entities:
+        anonymous = live.anonymous(next(iter(entities.values())).path, notes)
+    observations = [s.obs for s in sources.values() if s.obs is not None]
+    params = [p.name for s in sources.values() if s.spec for p in s.spec.query]
+    errors, dialect, dialect_notes = dialects(observations, params, anonymous, pagination)
+    preferred = next((s.spec.security for s in sources.values() if s.spec and s.spec.security),
+                     None) or (routes.security if routes else ())  # fmt: skip
+    schemes = routes.schemes if routes else {}
+    auth, extra, auth_notes = credentials(headers, schemes, preferred, env_prefix(ident))
+    envelope = {"item": "data"} if any(o.item_envelope for o in observations) else {}
+    upstream = UpstreamDraft(auth, extra, dict(pagination), errors, dialect, envelope)
+    return upstream, auth_notes, [*dialect_notes, *notes]
+
+
+def _unmapped(findings: list[Finding], spec: SpecDoc | None, roots: Roots) -> list[Finding]:
+    if spec is not None and spec.upstream_path is not None:
+        detail = f"the API's own {spec.source} document, not data"
+        findings.append(Finding(spec.upstream_path, "spec-document", detail, "GET"))
+    for root in roots.roots:
+        findings.append(Finding(root, "api-root", "an index of the collections, not data", "GET"))
+    return sorted(set(findings), key=lambda f: (f.path, f.method or "", f.code, f.detail))
+
+
+def _sources_used(spec: SpecDoc | None, roots: Roots, live: Live | None) -> list[str]:
+    used = [f"{spec.source}: {spec.location}"] if spec else []
+    used.extend(f"links: {r}" for r in roots.roots)
+    if live is not None:
+        used.extend(live.used())
+    return used

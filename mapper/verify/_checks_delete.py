@@ -1,0 +1,113 @@
+"""Delete claims, last in a run: a delete removes the record, and references react as declared."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.mapping import Entity, Field
+from runtime.protocol import ProtocolError
+
+from ._context import Ctx
+from ._failures import (
+    Correction,
+    DeleteEffectMismatch,
+    DeleteFoundNothing,
+    ReadAfterDeleteSucceeded,
+    Skip,
+)
+from ._registry import CHECKS, Subject
+from ._subjects import entities, fields
+from ._wire import evidence
+
+
+@CHECKS.register(
+    phase="delete", writes=True, subjects=entities("a deleted record is gone", "write.delete")
+)
+async def delete_removes(ctx: Ctx, subject: Subject) -> str | None:
+    """A deleted record reads as not found afterwards (a later read is 404)."""
+    entity = ctx.entity(subject.entity)
+    if not entity.write.delete:
+        raise Skip("the mapping declares no delete")
+    if not entity.write.create:
+        raise Skip("no create: the verifier deletes only records it created")
+    record = await ctx.fresh(entity)
+    if await ctx.client.delete_record(entity, record["id"]) is None:
+        raise DeleteFoundNothing(
+            f"{entity.name} {record['id']!r}, created by this run, was not found by DELETE",
+            fix=f"check entities.{entity.name}.detailPath",
+            **evidence("DELETE"),
+        )
+    if await ctx.client.get_record(entity, record["id"]) is not None:
+        raise ReadAfterDeleteSucceeded(
+            f"{entity.name} {record['id']!r} still reads after a successful DELETE",
+            fix=f"set entities.{entity.name}.write.delete: false (the upstream keeps the record)",
+            corrections=(Correction(("entities", entity.name, "write", "delete"), "set", False),),
+            **evidence("GET"),
+        )
+    ctx.ledger.forget(entity.name, record["id"])
+    return "GET after DELETE answers 404"
+
+
+def _deletable_ref(entity: Entity, field: Field) -> bool:
+    return field.is_ref and field.entity is not None and not field.read_only
+
+
+@CHECKS.register(
+    phase="delete",
+    writes=True,
+    subjects=fields(
+        "deleting its target acts as upstreamOnDelete says", "upstreamOnDelete", _deletable_ref
+    ),
+)
+async def delete_effect(ctx: Ctx, subject: Subject) -> str | None:
+    """Deleting a referenced record affects the referring record as `upstreamOnDelete` records."""
+    entity = ctx.entity(subject.entity)
+    field = entity.fields[str(subject.field)]
+    target = ctx.entity(field.entity)
+    if not (target.write.create and target.write.delete and entity.write.create):
+        raise Skip(f"needs create on {entity.name} and create and delete on {target.name}")
+    parent = await ctx.fresh(target)
+    body = await ctx.synthesised(entity)
+    body[field.name] = [parent["id"]] if field.type == "list<ref>" else parent["id"]
+    child = await ctx.create(entity, body)
+    observed = await _observe(ctx, entity, field, target, parent["id"], child["id"])
+    declared = field.upstream_on_delete
+    where = f"entities.{entity.name}.fields.{field.name}"
+    if declared is None:
+        return f"observed {observed} (not declared; record it as upstreamOnDelete: {observed})"
+    if declared != observed:
+        raise DeleteEffectMismatch(
+            f"deleting a {target.name} left the referring {entity.name} as {observed!r}, "
+            f"not {declared!r}",
+            fix=f"set {where}.upstreamOnDelete: {observed}",
+            corrections=(
+                Correction(
+                    ("entities", entity.name, "fields", field.name, "upstreamOnDelete"),
+                    "set",
+                    observed,
+                ),
+            ),
+            **evidence(),
+        )
+    return f"{observed}, as declared"
+
+
+async def _observe(
+    ctx: Ctx, entity: Entity, field: Field, target: Entity, parent: str, child: str
+) -> str:
+    try:
+        await ctx.client.delete_record(target, parent)
+    except ProtocolError as exc:
+        if exc.code != "upstream_rejected":
+            raise
+        return "restrict"
+    if await ctx.client.get_record(target, parent) is not None:
+        raise Skip(f"the {target.name} delete did not take (see its delete check)")
+    ctx.ledger.forget(target.name, parent)
+    after = await ctx.client.get_record(entity, child)
+    if after is None:
+        ctx.ledger.forget(entity.name, child)
+        return "cascade"
+    value: Any = after.get(field.name)
+    still = parent in value if isinstance(value, list) else value == parent
+    return "none" if still else "set-null"

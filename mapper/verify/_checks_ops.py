@@ -1,0 +1,162 @@
+"""Operation claims: each runs with its declared params, only ever on the run's own records.
+
+An operation is run when nothing it can touch belongs to someone else: a
+read-only GET, or a request whose every path placeholder is a reference the run
+fills with a record it created. Destructive operations run only when asked, and
+then on a record created for that one call. Everything else is reported as not
+exercised, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote
+
+from runtime.mapping import Entity, Operation, Request
+from runtime.protocol import ProtocolError, js_string
+
+from ._context import Ctx
+from ._failures import (
+    Correction,
+    OperationRefused,
+    OperationResponseShape,
+    ReadOnlyOperationWrote,
+    Skip,
+)
+from ._listing import some_records
+from ._registry import CHECKS, Subject
+from ._subjects import each_operation
+from ._values import NO_VALUE, same, scalar
+from ._wire import evidence
+
+_PLACEHOLDER = re.compile(r"\{([^}]*)\}")
+
+
+def _request(op: Operation) -> Request:
+    if op.crud is not None:
+        raise Skip("runs through its entity's create/update/delete, verified with the entity")
+    request = op.request or (op.job.request if op.job is not None else None)
+    if request is None:
+        raise Skip("no executor this runtime can call")
+    return request
+
+
+def _may_run(ctx: Ctx, op: Operation, request: Request) -> None:
+    """Skip unless everything the call can touch is the run's own."""
+    if op.destructive and not ctx.options.include_destructive:
+        raise Skip("destructive: not run without --include-destructive")
+    if not op.destructive and op.read_only and request.method in ("GET", "HEAD"):
+        return
+    if ctx.options.read_only:
+        raise Skip("may write: not run with --read-only")
+    refs = {name for name, p in op.params.items() if p.is_ref and p.entity}
+    placeholders = set(_PLACEHOLDER.findall(request.path))
+    if not placeholders or not placeholders <= refs:
+        raise Skip("it would act on records the verifier did not create")
+    for name in placeholders:
+        target = ctx.mapping.entities.get(str(op.params[name].entity))
+        if target is None or not target.write.create:
+            raise Skip(f"{name} would name a record the verifier cannot create")
+
+
+@CHECKS.register(phase="operations", subjects=each_operation)
+async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
+    """An operation runs with its declared params on the run's own records, as declared."""
+    op = ctx.mapping.operation(str(subject.operation))
+    assert op is not None
+    request = _request(op)
+    _may_run(ctx, op, request)
+    index = ctx.mapping.operations.index(op)
+    args: dict[str, Any] = {}
+    target: tuple[str, str] | None = None
+    for name, param in op.params.items():
+        if param.is_ref and param.entity:
+            owner = ctx.entity(param.entity)
+            record = await _record_for(ctx, owner, destructive=op.destructive)
+            args[name] = [record["id"]] if param.type == "list<ref>" else record["id"]
+            if param.entity == op.entity and target is None:
+                target = (param.entity, record["id"])
+        elif param.required:
+            value = scalar(param, variant=0, n=ctx.next_n())
+            if value is NO_VALUE:
+                raise Skip(f"no {param.type} value for {name}")
+            args[name] = value
+    before = await _read(ctx, target) if target and op.read_only else None
+    path, rest = _fill(request.path, args)
+    params = {k: js_string(v) for k, v in rest.items()} if request.send == "query" else None
+    body = rest if request.send == "body" else None
+    entity = ctx.mapping.entities.get(op.entity) if op.entity else None
+    try:
+        answer = await ctx.client.call(
+            request.method, path, params=params, json=body, entity=entity
+        )
+    except ProtocolError as exc:
+        if not exc.code.startswith("upstream_") or exc.code == "upstream_unavailable":
+            raise
+        raise OperationRefused(
+            f"{op.name}: {request.method} {path}: {exc.message}",
+            fix=f"check operations[{index}] ({op.name}): request method, path, send and params",
+            **evidence(),
+        ) from None
+    _check_response(op, index, answer)
+    if before is not None and target is not None:
+        after = await _read(ctx, target)
+        changed = [k for k, v in before.items() if not _same_value(ctx, target[0], k, v, after)]
+        if changed:
+            raise ReadOnlyOperationWrote(
+                f"{op.name} is declared readOnly but changed {', '.join(changed)} of "
+                f"{target[0]} {target[1]!r}",
+                fix=f"remove readOnly: true from operations[{index}] ({op.name})",
+                corrections=(Correction(("operations", index, "readOnly"), "remove"),),
+                **evidence("GET"),
+            )
+    ran = "destructive, on a record created for it" if op.destructive else "answered"
+    return f"{request.method} {path}: {ran}"
+
+
+async def _record_for(ctx: Ctx, entity: Entity, *, destructive: bool) -> dict[str, Any]:
+    if ctx.options.read_only:
+        # Only read-only GETs get here in this mode: an existing record is safe to name.
+        records = await some_records(ctx, entity)
+        if not records:
+            raise Skip(f"no {entity.name} record to call it with")
+        return records[0]
+    # A destructive call gets a record of its own; the standing one stays usable.
+    return await (ctx.fresh(entity) if destructive else ctx.own(entity.name))
+
+
+def _fill(path: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The runtime's own rule: placeholders take their argument, the rest is sent."""
+    rest = dict(args)
+    for name, value in args.items():
+        token = "{" + name + "}"
+        if token in path:
+            path = path.replace(token, quote(js_string(value), safe=""))
+            rest.pop(name)
+    return path, rest
+
+
+def _check_response(op: Operation, index: int, answer: Any) -> None:
+    if op.response is None or not op.response.pick:
+        return
+    node = answer
+    for part in op.response.pick:
+        node = node.get(part) if isinstance(node, dict) else None
+    if node is None:
+        raise OperationResponseShape(
+            f"{op.name} answered without {'.'.join(op.response.pick)}",
+            fix=f"check operations[{index}].response.pick against the upstream's answer",
+            **evidence(),
+        )
+
+
+async def _read(ctx: Ctx, target: tuple[str, str]) -> dict[str, Any]:
+    return await ctx.client.get_record(ctx.entity(target[0]), target[1]) or {}
+
+
+def _same_value(ctx: Ctx, entity: str, name: str, value: Any, after: dict[str, Any]) -> bool:
+    field = ctx.entity(entity).fields.get(name)
+    if field is None:
+        return bool(value == after.get(name))
+    return same(field, value, after.get(name))

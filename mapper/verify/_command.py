@@ -1,0 +1,111 @@
+"""`a2map verify`: load, verify, then write the stamp and the reports; exit 0, 1 or 2."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from pathlib import Path
+
+from runtime.mapping import MappingError, check_text, load_mapping, remove_stamp, stamp_path
+from runtime.mapping import write_stamp as save_stamp
+
+from ._context import VerifyOptions
+from ._correct import corrected_text
+from ._junit import junit_xml
+from ._progress import RichProgress
+from ._render import render
+from ._report import Report
+from ._runner import run_verification
+
+EXIT_VERIFIED, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
+
+
+def _usage(message: str) -> int:
+    print(f"a2map verify: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def verify_command(
+    mapping_path: Path,
+    *,
+    read_only: bool = False,
+    json_file: Path | None = None,
+    junit_file: Path | None = None,
+    only: tuple[str, ...] = (),
+    include_destructive: bool = False,
+    write_corrected: Path | None = None,
+    progress: bool = True,
+) -> int:
+    if not mapping_path.is_file():
+        return _usage(f"no such mapping file: {mapping_path}")
+    if write_corrected is not None and write_corrected.resolve() == mapping_path.resolve():
+        return _usage("--write-corrected must name another file: verify never rewrites a mapping")
+    if read_only and include_destructive:
+        return _usage("--read-only and --include-destructive exclude each other")
+    try:
+        mapping = load_mapping(mapping_path)
+    except MappingError as exc:
+        return _usage(f"the mapping cannot be loaded:\n{exc.render()}")
+    unknown = [name for name in only if name not in mapping.entities]
+    if unknown:
+        declared = ", ".join(mapping.entities)
+        return _usage(f"--only names no entity: {', '.join(unknown)} (declared: {declared})")
+    options = VerifyOptions(read_only, include_destructive, tuple(only))
+
+    async def verify() -> Report:
+        task = asyncio.current_task()
+        if task is not None:
+            # A CI job cancelled with SIGTERM still runs the cleanup in its `finally`.
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        shown = RichProgress() if progress else None
+        return await run_verification(
+            mapping, options, mapping_file=str(mapping_path), progress=shown
+        )
+
+    try:
+        report = asyncio.run(verify())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("a2map verify: interrupted; the run's own records were cleaned up", file=sys.stderr)
+        return EXIT_USAGE
+    _stamp(mapping_path, report)
+    if json_file is not None:
+        json_file.write_text(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
+    if junit_file is not None:
+        junit_file.write_text(junit_xml(report), encoding="utf-8")
+    print(render(report))
+    if write_corrected is not None:
+        _corrected(mapping_path, report, write_corrected)
+    if report.outcome == "aborted":
+        return EXIT_USAGE
+    return EXIT_REFUSED if report.outcome == "refused" else EXIT_VERIFIED
+
+
+def _stamp(mapping_path: Path, report: Report) -> None:
+    path = stamp_path(mapping_path)
+    if report.stampable:
+        save_stamp(path, report.stamp())
+        report.stamp_file = str(path)
+        scope = " (read claims only)" if report.read_only else ""
+        print(f"stamp: {path}{scope}", file=sys.stderr)
+    elif report.outcome == "refused" and not report.only and remove_stamp(path):
+        # A stamp that the upstream no longer bears out must not let the runtime serve.
+        print(f"stamp: removed {path}: the mapping no longer verifies", file=sys.stderr)
+    else:
+        why = "--only covers part of the mapping" if report.only else report.outcome
+        print(f"stamp: not written ({why})", file=sys.stderr)
+
+
+def _corrected(mapping_path: Path, report: Report, target: Path) -> None:
+    corrections = [c for r in report.failures if r.failure for c in r.failure.corrections]
+    text, missed = corrected_text(mapping_path.read_text(encoding="utf-8"), corrections)
+    target.write_text(text, encoding="utf-8")
+    print(f"corrected copy: {target} ({len(corrections) - len(missed)} change(s))")
+    for fix in missed:
+        print(f"  could not apply: {fix.describe()}")
+    _, problems = check_text(text)
+    for problem in problems:
+        print(f"  the corrected copy needs a hand: {problem.render(str(target))}")

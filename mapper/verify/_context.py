@@ -1,0 +1,191 @@
+"""What every check is handed: the mapping, the runtime's client, and the run's own records."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from runtime.mapping import Entity, Mapping
+from runtime.protocol import ProtocolError
+from runtime.upstream import UpstreamClient
+
+from ._failures import CannotSynthesize, Skip
+from ._ledger import Ledger
+from ._subjects import tag_field
+from ._values import body_for, guard
+from ._wire import Recorder
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    read_only: bool = False
+    include_destructive: bool = False
+    only: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """One walk of a whole listing, shared by the checks that compare against it."""
+
+    records: list[dict[str, Any]]
+    total: int | None
+    truncated: bool
+
+    @property
+    def ids(self) -> list[str]:
+        return [r["id"] for r in self.records]
+
+
+@dataclass
+class Ctx:
+    mapping: Mapping
+    client: UpstreamClient
+    recorder: Recorder
+    options: VerifyOptions
+    run_id: str
+    ledger: Ledger
+    proven_filters: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    proven_sorts: dict[str, list[str]] = field(default_factory=dict)
+    credentials_refused: bool = False
+    # entity -> why its writes cannot be built on (the upstream does not store them)
+    unstored: dict[str, str] = field(default_factory=dict)
+    _snapshots: dict[str, Snapshot] = field(default_factory=dict)
+    _own: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _making: set[str] = field(default_factory=set)
+    _counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def entity(self, name: str | None) -> Entity:
+        assert name is not None, "an entity check was given no entity"
+        return self.mapping.entities[name]
+
+    @property
+    def scan_limit(self) -> int:
+        return self.mapping.serve.scan_limit
+
+    # ------------------------------------------------------------------ reads
+
+    async def snapshot(self, entity: Entity) -> Snapshot:
+        """Every record of the listing (up to the runtime's scan bound), walked once."""
+        cached = self._snapshots.get(entity.name)
+        if cached is None:
+            scan = self.client.scan(entity, {}, limit=self.scan_limit)
+            records = await scan.collect()
+            cached = Snapshot(records, scan.total, scan.truncated)
+            self._snapshots[entity.name] = cached
+        return cached
+
+    async def scan(self, entity: Entity, params: dict[str, str]) -> list[dict[str, Any]]:
+        return await self.client.scan(entity, params, limit=self.scan_limit).collect()
+
+    def changed(self, entity: Entity) -> None:
+        self._snapshots.pop(entity.name, None)
+
+    # ------------------------------------------------------------------ writes
+
+    def next_n(self) -> int:
+        return next(self._counter)
+
+    async def create(self, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
+        """Create through the runtime's client; the record joins the cleanup ledger at once."""
+        self.changed(entity)
+        record = await self.client.create_record(entity, body)
+        self.ledger.add(entity.name, record["id"])
+        return record
+
+    async def synthesised(
+        self, entity: Entity, *, variant: int = 0, only: set[str] | None = None
+    ) -> dict[str, Any]:
+        """A create body the guard accepts, its references pointing at the run's own records."""
+        refs = await self.refs_for(entity, variant=variant, only=only)
+        body = body_for(
+            entity, run_id=self.run_id, n=self.next_n(), variant=variant, refs=refs, only=only
+        )
+        if only is not None and (tagged := tag_field(entity)) is not None:
+            # Records stay findable by their marker even in a minimal create.
+            extra = body_for(
+                entity, run_id=self.run_id, n=self.next_n(), variant=variant, refs={},
+                only={tagged.name},
+            )  # fmt: skip
+            body = {**extra, **body}
+        return body
+
+    async def fresh(self, entity: Entity, *, variant: int = 0) -> dict[str, Any]:
+        """A new record of the run's own, created for one check."""
+        if not entity.write.create:
+            raise Skip(f"{entity.name} has no create, and the verifier writes only its own records")
+        body = await self.synthesised(entity, variant=variant)
+        refused = guard(entity, body, create=True)
+        if refused:
+            raise CannotSynthesize(
+                f"no {entity.name} record the guard accepts can be made: "
+                + "; ".join(f"{v.field}: {v.expected}" for v in refused)
+            )
+        try:
+            return await self.create(entity, body)
+        except ProtocolError as exc:
+            if exc.code != "upstream_rejected":
+                raise
+            raise Skip(
+                f"no {entity.name} record could be created to work on ({exc.message})"
+            ) from None
+
+    async def own(self, name: str) -> dict[str, Any]:
+        """The run's standing record of `name`, created (parents first) on first use."""
+        if name not in self._own:
+            if name in self._making:
+                raise CannotSynthesize(f"{name} refers to itself through required references")
+            self._making.add(name)
+            try:
+                self._own[name] = await self.fresh(self.mapping.entities[name])
+            finally:
+                self._making.discard(name)
+        return self._own[name]
+
+    async def spread(self, entity: Entity, variant: int) -> bool:
+        """Add a record whose values differ, when the data cannot tell a claim; False if not."""
+        if self.options.read_only or not entity.write.create:
+            return False
+        await self.fresh(entity, variant=variant)
+        return True
+
+    def adopt(self, name: str, record: dict[str, Any]) -> None:
+        """A record a check created becomes the standing one, if there is none yet."""
+        self._own.setdefault(name, record)
+
+    def forget_own(self, name: str, record_id: str) -> None:
+        if self._own.get(name, {}).get("id") == record_id:
+            del self._own[name]
+
+    async def refs_for(
+        self, entity: Entity, *, variant: int = 0, only: Iterable[str] | None = None
+    ) -> dict[str, Any]:
+        """Values for the reference fields: the run's own parents, a second one for updates."""
+        wanted = None if only is None else set(only)
+        refs: dict[str, Any] = {}
+        for field_ in entity.fields.values():
+            if not field_.is_ref or field_.read_only or field_.entity is None:
+                continue
+            if wanted is not None and field_.name not in wanted:
+                continue
+            target = self.mapping.entities[field_.entity]
+            if field_.entity in self._making or field_.entity == entity.name:
+                if field_.required:
+                    raise CannotSynthesize(f"{entity.name}.{field_.name} requires a cycle")
+                continue
+            parent = await self._parent(target, second=variant > 0)
+            if parent is None:
+                if field_.required:
+                    raise Skip(f"no {target.name} record to refer to from {entity.name}")
+                continue
+            refs[field_.name] = [parent] if field_.type == "list<ref>" else parent
+        return refs
+
+    async def _parent(self, target: Entity, *, second: bool) -> str | None:
+        if target.write.create:
+            if second:
+                return str((await self.fresh(target))["id"])
+            return str((await self.own(target.name))["id"])
+        records = (await self.snapshot(target)).records
+        return str(records[-1 if second else 0]["id"]) if records else None

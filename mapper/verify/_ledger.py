@@ -1,0 +1,145 @@
+"""The cleanup ledger: the run writes only records it created, and removes every one.
+
+Records are entered the moment the upstream names their id, deleted in reverse
+order of creation (children before the parents they refer to), and each delete
+is confirmed by a read, because an upstream that answers 204 without deleting
+must not be reported as clean. Records carry the run marker (`a2v-<run id>` in a
+string field), so the next run sweeps what an interrupted one left behind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from runtime.mapping import Entity, Mapping
+from runtime.protocol import ProtocolError
+from runtime.upstream import UpstreamClient
+
+from ._subjects import TAG_PREFIX, tag_field
+
+RUN_MARK = re.compile(re.escape(TAG_PREFIX) + r"([0-9a-f]{10})\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Leftover:
+    entity: str
+    id: str
+    reason: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"entity": self.entity, "id": self.id, "reason": self.reason}
+
+
+class Ledger:
+    def __init__(self, mapping: Mapping, client: UpstreamClient) -> None:
+        self._mapping = mapping
+        self._client = client
+        self._records: list[tuple[str, str]] = []
+        self.removed = 0
+        self.swept: Counter[str] = Counter()
+        self.leftovers: list[Leftover] = []
+        self.sweep_problems: list[str] = []
+
+    def add(self, entity: str, record_id: str) -> None:
+        # An upstream that ignores writes may name the same id for every create.
+        if (entity, record_id) not in self._records:
+            self._records.append((entity, record_id))
+
+    def forget(self, entity: str, record_id: str) -> None:
+        """A check deleted the record and confirmed it gone."""
+        if (entity, record_id) in self._records:
+            self._records.remove((entity, record_id))
+            self.removed += 1
+
+    def owns(self, entity: str, record_id: str) -> bool:
+        return (entity, record_id) in self._records
+
+    @property
+    def pending(self) -> list[tuple[str, str]]:
+        return list(self._records)
+
+    async def cleanup(self, children_first: list[str]) -> None:
+        """Delete every record of this run; report what stays.
+
+        Referring entities go first and, within one, the newest record first, so
+        an upstream that restricts deletes of referenced records is satisfied; a
+        second pass catches what a reference inside one entity held back.
+        """
+        rank = {name: i for i, name in enumerate(children_first)}
+        failed: list[tuple[str, str, str]] = []
+        for _ in range(2):
+            todo = sorted(
+                enumerate(self._records), key=lambda item: (rank.get(item[1][0], 0), -item[0])
+            )
+            self._records = []
+            failed = []
+            for _, (entity, record_id) in todo:
+                reason = await self.remove(self._mapping.entities[entity], record_id)
+                if reason is None:
+                    self.removed += 1
+                else:
+                    failed.append((entity, record_id, reason))
+                    self._records.append((entity, record_id))
+            if not failed:
+                break
+        self._records = []
+        self.leftovers.extend(Leftover(e, i, reason) for e, i, reason in failed)
+
+    async def remove(self, entity: Entity, record_id: str) -> str | None:
+        """Delete and confirm; None when the record is gone, else why it is not."""
+        try:
+            if entity.write.delete:
+                await self._client.delete_record(entity, record_id)
+            else:
+                # The mapping offers no delete to agents; the run still owes the cleanup.
+                path = entity.detail_path.replace("{id}", quote(record_id, safe=""))
+                await self._client.call("DELETE", path)
+            if await self._client.get_record(entity, record_id) is not None:
+                return "the upstream answered the delete, but the record can still be read"
+        except ProtocolError as exc:
+            if exc.code.startswith("upstream_"):
+                return exc.message
+            raise
+        return None
+
+    async def sweep(self, run_id: str, order: Iterable[str]) -> None:
+        """Remove what earlier, interrupted runs left: records carrying another run's marker."""
+        for name in order:
+            entity = self._mapping.entities[name]
+            tagged = tag_field(entity)
+            if tagged is None:
+                continue
+            try:
+                marked = await self._marked(entity, tagged.name, run_id)
+            except ProtocolError as exc:
+                if not exc.code.startswith("upstream_"):
+                    raise
+                self.sweep_problems.append(f"{name}: cannot look for leftovers: {exc.message}")
+                continue
+            for record in marked:
+                reason = await self.remove(entity, record["id"])
+                if reason is None:
+                    self.swept[name] += 1
+                else:
+                    self.leftovers.append(Leftover(name, record["id"], f"sweep: {reason}"))
+
+    async def _marked(self, entity: Entity, field: str, run_id: str) -> list[dict[str, Any]]:
+        # Narrowed by the mapping's own `~` filter when it has one; the marker is
+        # checked here either way, so an ignored parameter never widens a delete.
+        params: dict[str, str] = {}
+        like = entity.filters.get(field, {}).get("~")
+        if like is not None:
+            params[like.param] = TAG_PREFIX
+        scan = self._client.scan(entity, params, limit=self._mapping.serve.scan_limit)
+        out = []
+        async for record in scan:
+            value = record.get(field)
+            match = RUN_MARK.match(value) if isinstance(value, str) else None
+            if match is not None and match.group(1) != run_id:
+                out.append(record)
+        return out

@@ -1,0 +1,64 @@
+"""The human report: what was proven, and for every refusal the claim, the evidence, the fix."""
+
+from __future__ import annotations
+
+from ._report import Report
+
+
+def _proven(report: Report) -> list[str]:
+    lines = []
+    for entity in sorted(set(report.proven_filters) | set(report.proven_sorts)):
+        filters = report.proven_filters.get(entity, {})
+        parts = [f"{f} {' '.join(ops)}" for f, ops in filters.items()]
+        sorts = report.proven_sorts.get(entity, [])
+        text = "; ".join(parts) or "no filter"
+        lines.append(f"    {entity}: {text}; sort {', '.join(sorts) or 'none'}")
+    return lines
+
+
+def render(report: Report) -> str:
+    out = [
+        f"a2map verify: {report.app} ({report.mapping_file}) against {report.upstream}"
+        + (" [read-only]" if report.read_only else ""),
+        f"  {report.count('passed')} passed, {report.count('failed')} failed, "
+        f"{report.count('error')} errors, {report.count('skipped')} not exercised in "
+        f"{report.seconds:.1f} s; {sum(report.requests.values())} requests",
+    ]
+    if report.aborted:
+        out.append(f"  ABORTED: {report.aborted}")
+    for result in report.failures:
+        failure = result.failure
+        out.append("")
+        if failure is None:
+            out.append(f"  ✗ {result.claim}: the verifier could not judge it")
+            out.append(f"      claim:    {result.text}")
+            out.append(f"      error:    {result.note}")
+            continue
+        out += [
+            f"  ✗ {result.claim}: {failure.title}",
+            f"      claim:    {result.text}",
+            f"      wrong:    the {failure.wrong}"
+            + (" (the foreign API misbehaves)" if failure.wrong == "upstream" else ""),
+            f"      why:      {failure.message}",
+            f"      request:  {failure.request or '-'}",
+            f"      response: {failure.response or '-'}",
+            f"      change:   {failure.fix}",
+        ]
+    skipped = [r for r in report.results if r.outcome == "skipped"]
+    if skipped:
+        out += ["", "  not exercised:"]
+        out += [f"    - {r.claim}: {r.note}" for r in skipped]
+    proven = _proven(report)
+    if proven:
+        out += ["", "  proven pushdowns (the runtime lets the upstream page only for these):"]
+        out += proven
+    out += ["", f"  cleanup: removed {report.removed} record(s) this run created"]
+    if report.swept:
+        swept = ", ".join(f"{n} {e}" for e, n in report.swept.items())
+        out.append(f"  swept from interrupted earlier runs: {swept}")
+    for left in report.leftovers:
+        out.append(f"  LEFT BEHIND: {left.entity} {left.id!r}: {left.reason}")
+    out.append("")
+    verdict = {"verified": "VERIFIED", "refused": "REFUSED", "aborted": "NOT VERIFIED"}
+    out.append(f"{verdict[report.outcome]}: {report.app}")
+    return "\n".join(out)

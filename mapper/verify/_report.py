@@ -1,0 +1,142 @@
+"""The outcome of one verification: every claim with its result, as data, JSON and a stamp."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any, Literal
+
+from runtime.mapping import Stamp, StampCheck
+
+from ._failures import VerificationFailure
+from ._ledger import Leftover
+
+Outcome = Literal["passed", "failed", "skipped", "error"]
+VERIFIER = "a2map verify"
+
+
+def verifier_version() -> str:
+    try:
+        return metadata.version("a2app-anystack")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    check: str
+    claim: str
+    text: str
+    phase: str
+    entity: str | None
+    outcome: Outcome
+    seconds: float = 0.0
+    note: str | None = None
+    failure: VerificationFailure | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "claim": self.claim,
+            "check": self.check,
+            "text": self.text,
+            "phase": self.phase,
+            "entity": self.entity,
+            "outcome": self.outcome,
+            "seconds": round(self.seconds, 3),
+            "note": self.note,
+            "failure": None if self.failure is None else self.failure.as_dict(),
+        }
+
+
+@dataclass
+class Report:
+    mapping_file: str
+    app: str
+    content_hash: str
+    upstream: str
+    run_id: str
+    read_only: bool
+    only: tuple[str, ...]
+    started: dt.datetime
+    seconds: float = 0.0
+    results: list[CheckResult] = field(default_factory=list)
+    proven_filters: Mapping[str, Mapping[str, list[str]]] = field(default_factory=dict)
+    proven_sorts: Mapping[str, list[str]] = field(default_factory=dict)
+    requests: Mapping[str, int] = field(default_factory=dict)
+    hosts: list[str] = field(default_factory=list)
+    removed: int = 0
+    swept: Mapping[str, int] = field(default_factory=dict)
+    leftovers: list[Leftover] = field(default_factory=list)
+    aborted: str | None = None
+    timings: Mapping[str, float] = field(default_factory=dict)
+    stamp_file: str | None = None
+    version: str = field(default_factory=verifier_version)
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(1 for r in self.results if r.outcome == outcome)
+
+    @property
+    def failures(self) -> list[CheckResult]:
+        return [r for r in self.results if r.outcome in ("failed", "error")]
+
+    @property
+    def outcome(self) -> Literal["verified", "refused", "aborted"]:
+        if self.aborted is not None:
+            return "aborted"
+        return "refused" if self.failures else "verified"
+
+    @property
+    def stampable(self) -> bool:
+        """Only a whole, successful run is a proof the runtime may rely on."""
+        return self.outcome == "verified" and not self.only
+
+    def stamp(self) -> Stamp:
+        return Stamp(
+            content_hash=self.content_hash,
+            app=self.app,
+            upstream=self.upstream,
+            verified_at=self.started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            verifier_version=self.version,
+            verifier_name=VERIFIER,
+            read_only=self.read_only,
+            checks=tuple(StampCheck(r.claim, r.check, r.outcome, r.note) for r in self.results),
+            proven_filters={
+                e: {f: tuple(ops) for f, ops in fs.items()} for e, fs in self.proven_filters.items()
+            },
+            proven_sorts={e: tuple(fs) for e, fs in self.proven_sorts.items()},
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verifier": {"name": VERIFIER, "version": self.version},
+            "mapping": {
+                "file": self.mapping_file,
+                "app": self.app,
+                "contentHash": self.content_hash,
+            },
+            "upstream": self.upstream,
+            "runId": self.run_id,
+            "readOnly": self.read_only,
+            "only": list(self.only),
+            "startedAt": self.started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "seconds": round(self.seconds, 3),
+            "secondsByStage": {k: round(v, 3) for k, v in self.timings.items()},
+            "outcome": self.outcome,
+            "aborted": self.aborted,
+            "summary": {o: self.count(o) for o in ("passed", "failed", "skipped", "error")},
+            "checks": [r.as_dict() for r in self.results],
+            "proven": {
+                "filters": {e: dict(fs) for e, fs in self.proven_filters.items()},
+                "sorts": dict(self.proven_sorts),
+            },
+            "requests": {"total": sum(self.requests.values()), "byEntity": dict(self.requests)},
+            "hostsContacted": self.hosts,
+            "cleanup": {
+                "removed": self.removed,
+                "sweptFromEarlierRuns": dict(self.swept),
+                "leftovers": [x.as_dict() for x in self.leftovers],
+            },
+            "stamp": self.stamp_file,
+        }

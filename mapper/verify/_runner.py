@@ -1,0 +1,259 @@
+"""Run every registered check over a mapping, in phases, cleaning up in a `finally`.
+
+    connect      credentials work (nothing else runs if they do not)
+    sweep        records earlier, interrupted runs left behind are deleted
+    read         every entity at once: listings, reads by id, stored values, refs
+    write        entity groups linked by references side by side; within a group,
+                 parents first: create, required, read-only, enums, update, then
+                 the filters and sorts of that entity on data that now holds the
+                 run's own records
+    operations   one at a time
+    delete       groups side by side: deletes, delete effects
+    cleanup      every record of the run, children first, each delete confirmed
+
+With `--read-only` only connect and read (with filters and sorts) run; every
+write claim is reported as not exercised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import secrets
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Protocol
+
+import httpx
+
+from runtime.mapping import Mapping, public_url
+from runtime.protocol import ProtocolError
+from runtime.upstream import UpstreamClient
+
+from ._catalog import MODULES
+from ._context import Ctx, VerifyOptions
+from ._failures import Skip, UpstreamMisbehaved, VerificationFailure, VerifyError
+from ._graph import components, parents_first
+from ._ledger import Ledger
+from ._registry import CHECKS, CheckSpec, Phase, Subject
+from ._report import CheckResult, Outcome, Report
+from ._wire import Recorder, evidence, scoped
+
+MAX_TIMEOUTS = 3
+assert MODULES, "the checks register on import"
+Item = tuple[int, CheckSpec, Subject]
+
+
+class Progress(Protocol):
+    def start(self, app: str, total: int) -> None: ...
+    def advance(self, result: CheckResult) -> None: ...
+    def stop(self) -> None: ...
+
+
+class _Runner:
+    def __init__(self, ctx: Ctx, plan: list[Item], progress: Progress | None) -> None:
+        self.ctx = ctx
+        self.plan = plan
+        self.progress = progress
+        self.results: dict[int, CheckResult] = {}
+        self.aborted: str | None = None
+        self.timeouts = 0
+        self.timings: dict[str, float] = {}
+
+    def items(self, phase: Phase, entity: str | None = None) -> list[Item]:
+        return [
+            item
+            for item in self.plan
+            if item[1].phase == phase and (entity is None or item[2].entity == entity)
+        ]
+
+    def record(self, index: int, result: CheckResult) -> None:
+        self.results[index] = result
+        if self.progress is not None:
+            self.progress.advance(result)
+
+    def skip(self, items: Iterable[Item], reason: str) -> None:
+        for index, spec, subject in items:
+            if index not in self.results:
+                self.record(index, _result(spec, subject, "skipped", note=reason))
+
+    async def run_items(self, items: Iterable[Item]) -> None:
+        for index, spec, subject in items:
+            if index in self.results:
+                continue
+            if self.aborted is not None:
+                self.skip([(index, spec, subject)], f"not run: {self.aborted}")
+                continue
+            self.record(index, await self.run_one(spec, subject))
+            if spec.writes and subject.entity:
+                self.ctx.changed(self.ctx.entity(subject.entity))
+
+    async def run_one(self, spec: CheckSpec, subject: Subject) -> CheckResult:
+        started = time.perf_counter()
+
+        def done(
+            outcome: Outcome, note: str | None, failure: VerificationFailure | None = None
+        ) -> CheckResult:
+            seconds = time.perf_counter() - started
+            return _result(spec, subject, outcome, seconds, note=note, failure=failure)
+
+        with scoped():
+            try:
+                note = await spec.run(self.ctx, subject)
+            except Skip as skip:
+                return done("skipped", skip.reason)
+            except VerificationFailure as failure:
+                return done("failed", failure.title, failure)
+            except VerifyError as exc:
+                return done("error", f"{type(exc).__name__}: {exc}")
+            except ProtocolError as exc:
+                if not exc.code.startswith("upstream_"):
+                    # The runtime refused our own call (say, a write the mapping does not
+                    # offer): the tool or the mapping is wrong, not the upstream.
+                    return done("error", f"{exc.code}: {exc.message}")
+                return done("failed", exc.code, self._upstream_failed(spec, exc))
+            except Exception as exc:  # a bug in a check must not leave records behind
+                return done("error", f"the verifier failed: {type(exc).__name__}: {exc}")
+        return done("passed", note)
+
+    def _upstream_failed(self, spec: CheckSpec, exc: ProtocolError) -> VerificationFailure:
+        if exc.code == "upstream_unavailable":
+            self.aborted = f"the upstream is unreachable ({exc.message})"
+        elif exc.code == "upstream_timeout":
+            self.timeouts += 1
+            if self.timeouts >= MAX_TIMEOUTS or spec.phase == "connect":
+                self.aborted = f"the upstream stopped answering in time ({exc.message})"
+        return UpstreamMisbehaved(
+            exc.message,
+            fix="none in the mapping, unless the answer shows a wrong path or shape",
+            **evidence(),
+        )
+
+    async def run(self) -> None:
+        ctx = self.ctx
+        with self.timed("connect"):
+            await self.run_items(self.items("connect"))
+        if self.aborted is not None or ctx.credentials_refused:
+            self.skip(
+                self.plan, f"not run: {self.aborted or 'the upstream refused the credentials'}"
+            )
+            return
+        names = [n for n in parents_first(ctx.mapping) if any(i[2].entity == n for i in self.plan)]
+        order = list(reversed(parents_first(ctx.mapping)))
+        writes = not ctx.options.read_only
+        groups = components(ctx.mapping, names)
+        try:
+            if writes:
+                with self.timed("sweep"):
+                    await ctx.ledger.sweep(ctx.run_id, order)
+            reads: tuple[Phase, ...] = ("read",) if writes else ("read", "query")
+            with self.timed("read"):
+                await asyncio.gather(*(self._entity(n, reads) for n in names))
+            if writes:
+                with self.timed("write+query"):
+                    await asyncio.gather(*(self._group(g, ("write", "query")) for g in groups))
+            with self.timed("operations"):
+                await self.run_items(self.items("operations"))
+            if writes:
+                with self.timed("delete"):
+                    await asyncio.gather(*(self._group(g, ("delete",)) for g in groups))
+        finally:
+            if writes:
+                with self.timed("cleanup"):
+                    await ctx.ledger.cleanup(order)
+        self.skip(self.plan, "not run")
+
+    @contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[stage] = time.perf_counter() - started
+
+    async def _entity(self, name: str, phases: tuple[Phase, ...]) -> None:
+        for phase in phases:
+            await self.run_items(self.items(phase, name))
+
+    async def _group(self, names: list[str], phases: tuple[Phase, ...]) -> None:
+        for name in names:
+            await self._entity(name, phases)
+
+
+def _result(
+    spec: CheckSpec,
+    subject: Subject,
+    outcome: Outcome,
+    seconds: float = 0.0,
+    *,
+    note: str | None = None,
+    failure: VerificationFailure | None = None,
+) -> CheckResult:
+    return CheckResult(
+        spec.name, subject.claim, subject.text, spec.phase, subject.entity,
+        outcome, seconds, note, failure,
+    )  # fmt: skip
+
+
+def plan(mapping: Mapping, options: VerifyOptions) -> list[Item]:
+    """Every (check, subject) pair this run covers, in run order."""
+    items: list[Item] = []
+    for spec in CHECKS:
+        for subject in spec.subjects(mapping):
+            if options.only and subject.entity is not None and subject.entity not in options.only:
+                continue
+            if options.only and spec.phase == "operations" and subject.entity is None:
+                continue
+            items.append((len(items), spec, subject))
+    return items
+
+
+async def run_verification(
+    mapping: Mapping,
+    options: VerifyOptions,
+    *,
+    mapping_file: str = "",
+    transport: httpx.AsyncBaseTransport | None = None,
+    progress: Progress | None = None,
+) -> Report:
+    """Verify `mapping` against its live upstream; the report says what was proven."""
+    run_id = secrets.token_hex(5)
+    recorder = Recorder(mapping, transport)
+    client = UpstreamClient.for_mapping(mapping, transport=recorder)
+    ctx = Ctx(mapping, client, recorder, options, run_id, Ledger(mapping, client))
+    items = plan(mapping, options)
+    runner = _Runner(ctx, items, progress)
+    started = dt.datetime.now(dt.UTC)
+    clock = time.perf_counter()
+    if progress is not None:
+        progress.start(mapping.app.id, len(items))
+    try:
+        async with client:
+            if options.read_only:
+                runner.skip([i for i in items if i[1].writes], "not exercised: --read-only")
+            await runner.run()
+    finally:
+        if progress is not None:
+            progress.stop()
+    return Report(
+        mapping_file=mapping_file,
+        app=mapping.app.id,
+        content_hash=mapping.content_hash,
+        upstream=public_url(mapping.upstream.base_url),
+        run_id=run_id,
+        read_only=options.read_only,
+        only=options.only,
+        started=started,
+        seconds=time.perf_counter() - clock,
+        results=[runner.results[i] for i in sorted(runner.results)],
+        proven_filters=ctx.proven_filters,
+        proven_sorts=ctx.proven_sorts,
+        requests=dict(sorted(recorder.counts.items())),
+        hosts=sorted(recorder.hosts),
+        removed=ctx.ledger.removed,
+        swept=dict(ctx.ledger.swept),
+        leftovers=list(ctx.ledger.leftovers),
+        aborted=runner.aborted,
+        timings=runner.timings,
+    )

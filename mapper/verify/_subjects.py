@@ -1,0 +1,103 @@
+"""How checks expand over a mapping: one subject per claim the mapping makes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from runtime.mapping import Entity, Field, Mapping
+
+from ._registry import Subject
+
+TAG_PREFIX = "a2v-"
+
+
+def the_upstream(mapping: Mapping) -> Iterator[Subject]:
+    yield Subject("upstream.auth", "the upstream answers a listing with the configured credentials")
+
+
+def each_entity(mapping: Mapping, what: str, suffix: str) -> Iterator[Subject]:
+    for name in mapping.entities:
+        yield Subject(f"entities.{name}.{suffix}", f"{name}: {what}", entity=name)
+
+
+def entities(what: str, suffix: str) -> Callable[[Mapping], Iterator[Subject]]:
+    def expand(mapping: Mapping) -> Iterator[Subject]:
+        return each_entity(mapping, what, suffix)
+
+    return expand
+
+
+def fields(
+    what: str, suffix: str, keep: Callable[[Entity, Field], bool]
+) -> Callable[[Mapping], Iterator[Subject]]:
+    """One subject per field that `keep` selects; `what` may use {field}."""
+
+    def expand(mapping: Mapping) -> Iterator[Subject]:
+        for name, entity in mapping.entities.items():
+            for field in entity.fields.values():
+                if keep(entity, field):
+                    yield Subject(
+                        f"entities.{name}.fields.{field.name}.{suffix}",
+                        f"{name}.{field.name}: " + what.format(field=field.name),
+                        entity=name,
+                        field=field.name,
+                    )
+
+    return expand
+
+
+def each_filter(mapping: Mapping) -> Iterator[Subject]:
+    for name, entity in mapping.entities.items():
+        for field_name, ops in entity.filters.items():
+            for op, spelled in ops.items():
+                yield Subject(
+                    f"entities.{name}.filter.{field_name}.{op}",
+                    f"{name}: `{field_name} {op} v` is honoured by ?{spelled.param}=v",
+                    entity=name,
+                    field=field_name,
+                    op=op,
+                )
+
+
+def each_sort_field(mapping: Mapping) -> Iterator[Subject]:
+    for name, entity in mapping.entities.items():
+        if entity.sort is None:
+            continue
+        for field_name in entity.sort.fields:
+            yield Subject(
+                f"entities.{name}.sort.{field_name}",
+                f"{name}: ?{entity.sort.param}= orders by {field_name}, both ways",
+                entity=name,
+                field=field_name,
+            )
+
+
+def each_operation(mapping: Mapping) -> Iterator[Subject]:
+    for op in mapping.operations:
+        yield Subject(
+            f"operations.{op.name}",
+            f"operation {op.name} runs as declared",
+            entity=op.entity,
+            operation=op.name,
+        )
+
+
+def is_writable(entity: Entity, field: Field) -> bool:
+    return not field.read_only
+
+
+def tag_field(entity: Entity) -> Field | None:
+    """The string field that carries the run marker: the label when it can, else any."""
+    label = entity.fields.get(entity.label) if entity.label else None
+    candidates = [label] if label is not None else []
+    candidates += [f for f in entity.fields.values() if f.required] + list(entity.fields.values())
+    for field in candidates:
+        if (
+            field.type == "string"
+            and not field.read_only
+            and not field.write_only
+            and not field.day_key
+            and (field.max is None or field.max >= len(TAG_PREFIX) + 16)
+        ):
+            return field
+    return None

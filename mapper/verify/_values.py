@@ -1,0 +1,148 @@
+"""Values made from the mapping, compared as declared, judged by the runtime's own guard.
+
+Synthesised values differ from what an upstream typically defaults to (a
+boolean is written `true`, a number is never 0, an enum avoids its first value),
+so a read-back that shows the value proves the write, not the default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from runtime.mapping import Entity, Field
+from runtime.protocol import Violation, check
+
+from ._subjects import TAG_PREFIX, tag_field
+
+NO_VALUE: Any = object()
+OUTSIDE_ENUM = "a2v-not-a-value"
+_DATETIMES = ("2031-02-03T04:05:06Z", "2032-03-04T05:06:07Z")
+
+
+def tag_text(run_id: str, entity: Entity, n: int) -> str:
+    return f"{TAG_PREFIX}{run_id} {entity.name} {n}"
+
+
+def _fit(text: str, field: Field, variant: int) -> str:
+    if field.max is None or len(text) <= field.max:
+        return text
+    short = f"{variant}{text.split()[-1]}"  # still distinct per variant and record
+    return short[-field.max :] if field.max > 0 else ""
+
+
+def scalar(field: Field, *, variant: int, n: int, tag: str | None = None) -> Any:
+    """A value of `field` the guard accepts; `variant` 1 differs from variant 0."""
+    kind = field.type
+    if kind == "string":
+        if field.day_key:
+            return dt.date(2031 + variant, 1 + variant, 1 + n % 28).isoformat()
+        text = tag if tag is not None else f"a2v {field.name} {n}"
+        return _fit(text + (" upd" if variant else ""), field, variant)
+    if kind == "number":
+        return 7 + variant
+    if kind == "boolean":
+        return variant == 0
+    if kind == "datetime":
+        return _DATETIMES[variant % 2]
+    if kind in ("enum", "list<enum>"):
+        values = field.values
+        if not values:
+            return NO_VALUE
+        pick = values[1 % len(values)] if variant == 0 else values[2 % len(values)]
+        if variant and len(values) == 2:
+            pick = values[0]
+        return [pick] if kind == "list<enum>" else pick
+    if kind == "json":
+        return {"a2v": True, "variant": variant}
+    return NO_VALUE  # binary, and refs, which need records (see Ctx)
+
+
+def body_for(
+    entity: Entity,
+    *,
+    run_id: str,
+    n: int,
+    variant: int,
+    refs: Mapping[str, Any],
+    only: set[str] | None = None,
+) -> dict[str, Any]:
+    """Every writable field (or `only` these) with a synthesised value; refs given."""
+    tagged = tag_field(entity)
+    body: dict[str, Any] = {}
+    for field in entity.fields.values():
+        if field.read_only or (only is not None and field.name not in only):
+            continue
+        if field.is_ref:
+            if field.name in refs:
+                body[field.name] = refs[field.name]
+            continue
+        tag = tag_text(run_id, entity, n) if tagged is field else None
+        value = scalar(field, variant=variant, n=n, tag=tag)
+        if value is not NO_VALUE:
+            body[field.name] = value
+    return body
+
+
+def guard(entity: Entity, body: Mapping[str, Any], *, create: bool) -> list[Violation]:
+    """What the runtime's guard would refuse in this body."""
+    return check(entity.fields, body, require=create, write_allow=entity.write_allow)
+
+
+def type_violation(field: Field, value: Any) -> Violation | None:
+    """Whether a stored value would pass the guard as a write of its declared field."""
+    if value is None:
+        return None
+    writable = dataclasses.replace(field, read_only=False, required=False)
+    if not field.values_closed:
+        # An open enum's values are candidates: anything stored there is fine.
+        writable = dataclasses.replace(writable, values=())
+    found = check({field.name: writable}, {field.name: value}, require=False)
+    if found:
+        return found[0]
+    if field.type == "ref" and not isinstance(value, str):
+        return Violation("invalid_ref", field.name, "a record id", value)
+    if field.type in ("list<ref>", "list<enum>") and not isinstance(value, list):
+        return Violation("invalid_ref", field.name, "a list", value)
+    return None
+
+
+def _instant(value: Any) -> dt.datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(value.replace(" ", "T"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def same(field: Field, sent: Any, stored: Any) -> bool:
+    """Did the upstream store what was sent, compared as the field's declared type?"""
+    if sent is None or sent == "":
+        return stored is None or stored == "" or stored == []
+    kind = field.type
+    if kind == "number":
+        return _number(sent) is not None and _number(sent) == _number(stored)
+    if kind == "datetime":
+        return _instant(sent) is not None and _instant(sent) == _instant(stored)
+    if kind in ("list<ref>", "list<enum>"):
+        if not isinstance(stored, list):
+            return False
+        return sorted(map(str, sent)) == sorted(map(str, stored))
+    if kind in ("ref", "enum"):
+        return stored is not None and str(sent) == str(stored)
+    return bool(sent == stored)

@@ -1,0 +1,105 @@
+"""Helpers shared by the write checks: guard first, upstream refusals read, read-backs compared."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.mapping import Entity
+from runtime.protocol import ProtocolError
+
+from ._context import Ctx
+from ._failures import CannotSynthesize, Correction, Skip, WriteNotPersisted
+from ._subjects import tag_field
+from ._values import guard, same
+from ._wire import evidence
+
+
+def rejected(exc: ProtocolError) -> bool:
+    return exc.code == "upstream_rejected"
+
+
+def violations(exc: ProtocolError) -> list[dict[str, Any]]:
+    found = exc.extra.get("violations")
+    return [v for v in found if isinstance(v, dict)] if isinstance(found, list) else []
+
+
+def sure(entity: Entity, body: dict[str, Any], *, create: bool) -> None:
+    refused = guard(entity, body, create=create)
+    if refused:
+        reasons = "; ".join(f"{v.field}: {v.code} ({v.expected})" for v in refused)
+        raise CannotSynthesize(f"the guard refuses the synthesised {entity.name} body: {reasons}")
+
+
+def differences(entity: Entity, sent: dict[str, Any], stored: dict[str, Any]) -> list[str]:
+    out = []
+    for name, value in sent.items():
+        field = entity.fields[name]
+        if not field.write_only and not same(field, value, stored.get(name)):
+            out.append(f"{name}: sent {value!r}, stored {stored.get(name)!r}")
+    return out
+
+
+def not_persisted(
+    ctx: Ctx, entity: Entity, sent: dict[str, Any], differ: list[str], action: str
+) -> Any:
+    names = [d.split(":", 1)[0] for d in differ]
+    label = tag_field(entity)
+    whole = (label is not None and label.name in names) or len(names) * 2 > len(sent)
+    where = ("entities", entity.name)
+    corrections: tuple[Correction, ...]
+    if whole:
+        # Later write checks on this entity would only report the same loss again.
+        ctx.unstored[entity.name] = f"writes to {entity.name} are not stored (see its {action})"
+        key = "create" if action == "create" else "update"
+        fix = f"set entities.{entity.name}.write.{key}: false (the upstream does not store it)"
+        corrections = (Correction((*where, "write", key), "set", False),)
+    else:
+        fix = "mark " + ", ".join(names) + " readOnly: true (the upstream does not store them)"
+        corrections = tuple(
+            Correction((*where, "fields", n, "readOnly"), "set", True) for n in names
+        )
+    return WriteNotPersisted(
+        f"{entity.name}: the upstream accepted the {action} but a read by id shows "
+        + "; ".join(differ[:4]),
+        fix=fix,
+        corrections=corrections,
+        **evidence("GET"),
+    )
+
+
+async def read_back(ctx: Ctx, entity: Entity, record_id: str, action: str) -> dict[str, Any]:
+    stored = await ctx.client.get_record(entity, record_id)
+    if stored is None:
+        ctx.unstored[entity.name] = f"{entity.name} records are not kept (see its {action})"
+        raise WriteNotPersisted(
+            f"{entity.name} {record_id!r}, just {action}d, reads as not found by id",
+            fix=f"set entities.{entity.name}.write.{action}: false (the upstream keeps nothing)",
+            corrections=(Correction(("entities", entity.name, "write", action), "set", False),),
+            **evidence("GET"),
+        )
+    return stored
+
+
+def refused(kind: type[Any], entity: Entity, exc: ProtocolError, action: str) -> Any:
+    named = [v.get("field") for v in violations(exc) if v.get("field")]
+    what = ", ".join(str(n) for n in named) or "the body"
+    return kind(
+        f"{entity.name}: the upstream refused a {action} the runtime's guard accepts "
+        f"({exc.message})",
+        fix=f"declare {what} in entities.{entity.name}.fields the way the upstream accepts "
+        "values (type, max, values)",
+        **evidence(),
+    )
+
+
+async def own_stored(ctx: Ctx, entity: Entity, *, trusting: bool = True) -> dict[str, Any]:
+    """The run's standing record as stored, for checks that build on working writes."""
+    if entity.write.update is None:
+        raise Skip("the mapping declares no update")
+    if trusting and entity.name in ctx.unstored:
+        raise Skip(ctx.unstored[entity.name])
+    record = await ctx.own(entity.name)
+    stored = await ctx.client.get_record(entity, record["id"])
+    if stored is None:
+        raise Skip(f"the run's {entity.name} record cannot be read back (see its create check)")
+    return stored
