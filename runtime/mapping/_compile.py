@@ -57,16 +57,22 @@ def _evidence(items: list[Any] | None) -> tuple[Evidence, ...]:
 
 
 def _field(name: str, spec: dict[str, Any]) -> Field:
+    ftype, values, candidates = spec["type"], tuple(spec.get("values", ())), ()
+    if not spec.get("valuesClosed", True) and ftype in ("enum", "list<enum>"):
+        # Values seen in samples are candidates, not a promise: served as what they
+        # surely are, so no agent is refused a value the upstream would take.
+        ftype, values, candidates = ("string" if ftype == "enum" else "json"), (), values
     return Field(
         name=name,
-        type=spec["type"],
+        type=ftype,
         source=dotted(spec.get("source", name)),
         required=spec.get("required", False),
         read_only=spec.get("readOnly", False),
         write_only=spec.get("writeOnly", False),
         max=spec.get("max"),
-        values=tuple(spec.get("values", ())),
+        values=values,
         values_closed=spec.get("valuesClosed", True),
+        candidates=candidates,
         entity=spec.get("entity"),
         day_key=spec.get("format") == DAY_KEY_FORMAT,
         on_delete=spec.get("onDelete", "restrict"),

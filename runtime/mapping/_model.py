@@ -50,6 +50,7 @@ class Field:
     max: int | None = None
     values: tuple[Any, ...] = ()
     values_closed: bool = True
+    candidates: tuple[Any, ...] = ()  # values seen but not promised (an open enum)
     entity: str | None = None
     day_key: bool = False
     on_delete: Literal["restrict", "ignore"] = "restrict"

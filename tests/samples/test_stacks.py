@@ -17,12 +17,12 @@ from typing import Any
 import httpx
 import pytest
 
-from samples.stacks_common.dataset import dataset
-from samples.stacks_common.launch import StackError
 from samples.jsonserver_kanban.server import json_server_db
 from samples.pocketbase_kanban import server as pocketbase_server
 from samples.pocketbase_kanban.schema import pb_id
 from samples.rails_kanban.seed import rails_ids
+from samples.stacks_common.dataset import dataset
+from samples.stacks_common.launch import StackError
 from tests.fixtures.servers import KanbanServer
 from tests.fixtures.stacks import StackServer, StackStartError, group_members, start_stack
 

@@ -118,3 +118,12 @@ def test_invalid_mapping_is_refused_with_the_expected_messages(path: Path) -> No
         load_mapping(path, resolve_env=False)
     got = [p.render() for p in info.value.problems]
     assert got == expected
+
+
+def test_an_open_enum_is_served_as_what_it_surely_is() -> None:
+    text = BASE.replace(
+        "priority: {type: enum, values: [low, high]}",
+        "priority: {type: enum, values: [low, high], valuesClosed: false}",
+    )
+    field = load_mapping_text(text, env=ENV).entities["cards"].fields["priority"]
+    assert (field.type, field.values, field.candidates) == ("string", (), ("low", "high"))
