@@ -52,8 +52,9 @@ def test_verified_mapping_is_served_with_its_proven_pushdowns(tmp_path: Path) ->
             identity = httpx.get(rt.url + "/api/_a2app").json()
             assert "verified" not in identity
             before = len(CARD_LISTING.findall(upstream.stderr_tail(1 << 30)))
-            page = httpx.get(rt.url + "/api/collections/cards/records",
-                             params={"filter": 'priority = "high"', "perPage": "7"}, headers=AUTH).json()  # fmt: skip
+            params = {"filter": 'priority = "high"', "perPage": "7"}
+            url = rt.url + "/api/collections/cards/records"
+            page = httpx.get(url, params=params, headers=AUTH).json()
             asked = CARD_LISTING.findall(upstream.stderr_tail(1 << 30))[before:]
             # proven: the upstream was asked for exactly this page, not scanned
             assert asked and "page_size=7" in asked[0] and "priority=high" in asked[0]
