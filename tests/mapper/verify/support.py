@@ -15,7 +15,9 @@ from mapper.verify import RUN_MARK
 from tests.fixtures.servers import KanbanServer
 
 ROOT = Path(__file__).resolve().parents[3]
-MAPPINGS = sorted((ROOT / "mappings").glob("*.yaml"))
+# The mappings of the Django sample; the other stacks' mappings are verified
+# against their own samples in tests/stacks/.
+MAPPINGS = sorted(p for p in (ROOT / "mappings").glob("*.yaml") if "${KANBAN_URL" in p.read_text())
 ENDPOINTS = ("boards", "lists", "cards", "tags")
 
 
