@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping as AbcMapping
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -68,6 +69,7 @@ def _page_doc(items: list[Any], paging: Paging, total: int | None) -> dict[str, 
 async def list_records(
     state: RuntimeState, entity: Entity, query: AbcMapping[str, str]
 ) -> dict[str, Any]:
+    _refuse_stray_parts(query)
     filter_text = query.get("filter", "")
     sort_text = query.get("sort", "")
     expr = parse_filter(filter_text)
@@ -99,6 +101,19 @@ async def list_records(
 
 
 REFUSED: dict[str, Any] = {}
+_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]-]*", re.ASCII)
+
+
+def _refuse_stray_parts(query: AbcMapping[str, str]) -> None:
+    """A query part that is no parameter name is almost always a filter cut at a raw `&&`."""
+    stray = [key for key in query if not _PARAM_NAME.fullmatch(key)]
+    if stray:
+        raise ProtocolError(
+            "invalid_filter",
+            f"The query string has parts that are no parameter: {', '.join(map(repr, stray))}. "
+            "Was the filter cut at an unencoded '&&'? Encode it as %26%26.",
+            got=query.get("filter", ""),
+        )
 
 
 async def _delegated(

@@ -144,3 +144,14 @@ def test_flat_describe_for_older_clients(served: tuple[KanbanServer, RuntimeServ
     assert {op["name"] for op in flat["operations"]} >= {"finish-card", "board-report"}
     bare = httpx.get(rt.url + "/api/_a2app/describe", headers=AUTH).json()
     assert bare["level"] == "root" and "entities" not in bare
+
+
+def test_a_filter_cut_at_a_raw_ampersand_is_refused(
+    served: tuple[KanbanServer, RuntimeServer],
+) -> None:
+    _, rt = served
+    raw = rt.url + CARDS + '?filter=priority="urgent" && done=false'
+    response = httpx.get(raw, headers=AUTH)
+    body = response.json()
+    assert (response.status_code, body["code"]) == (400, "invalid_filter")
+    assert "%26%26" in body["message"]
