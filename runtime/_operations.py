@@ -2,39 +2,18 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping as AbcMapping
 from typing import Any
-from urllib.parse import quote
 
 from runtime.mapping import Operation, Request
 from runtime.protocol import ProtocolError
-from runtime.protocol._guard import is_blank
 from runtime.protocol._jsjson import js_string
 from runtime.query import EntityResolver, compile_filter, parse_filter
-from runtime.upstream import is_dot_segment
+from runtime.upstream import operation_request
 
 from . import _writes as writes
 from ._state import RuntimeState
 
 _PLACEHOLDER_OPEN = "{"
-
-
-def _fill(path: str, args: AbcMapping[str, Any]) -> tuple[str, set[str]]:
-    """Each placeholder becomes exactly one encoded segment, or the call is refused."""
-    used: set[str] = set()
-    out = path
-    for name in re.findall(r"\{([^}]*)\}", path):
-        value = args.get(name)
-        if is_blank(value) or is_dot_segment(js_string(value)):
-            raise ProtocolError(
-                "usage",
-                f"The path parameter {name!r} needs a value other than blank, '.' or '..'.",
-                field=name,
-            )
-        out = out.replace(_PLACEHOLDER_OPEN + name + "}", quote(js_string(value), safe=""))
-        used.add(name)
-    return out, used
 
 
 def _project(op: Operation, answer: Any) -> Any:
@@ -51,16 +30,10 @@ def _project(op: Operation, answer: Any) -> Any:
 async def call_http(
     state: RuntimeState, op: Operation, request: Request, args: dict[str, Any]
 ) -> Any:
-    path, used = _fill(request.path, args)
-    rest = {k: v for k, v in args.items() if k not in used}
-    params = json_body = None
-    if request.send == "query":
-        params = {k: js_string(v) for k, v in rest.items()}
-    elif request.send == "body":
-        json_body = rest
+    built = operation_request(request, args)
     entity = state.mapping.entities.get(op.entity) if op.entity else None
     answer = await state.upstream.call(
-        request.method, path, params=params, json=json_body, entity=entity
+        built.method, built.path, params=built.params, json=built.json, entity=entity
     )
     return _project(op, answer)
 

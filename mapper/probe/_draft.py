@@ -14,7 +14,9 @@ from typing import Any
 from ._errors import Finding
 
 # The evidence vocabulary of mapping format 1 that the prober writes.
-EVIDENCE_SOURCES = ("openapi", "swagger", "options", "links", "sample", "lookup", "name")
+EVIDENCE_SOURCES = (
+    "openapi", "swagger", "options", "links", "sample", "lookup", "name", "owner", "pocketbase",
+)  # fmt: skip
 SPEC_SOURCES = ("openapi", "swagger")
 
 
@@ -79,6 +81,9 @@ class FieldDraft:
     notes: list[str] = field(default_factory=list)
     # Candidates kept for review only; never written as a type.
     ref_candidates: tuple[str, ...] = ()
+    # What the upstream does to this field when its target is deleted: a candidate
+    # from the stack's known behaviour, for the verifier to prove.
+    upstream_on_delete: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,9 @@ REASONS: dict[str, str] = {
     "outside-upstream": "a link pointing outside the upstream base URL (never followed)",
     "spec-document": "the API's own OpenAPI document, not data",
     "api-root": "an index of the collections, not data",
+    "system-collection": "the upstream's own bookkeeping collection (PocketBase's _superusers, …)",
+    "auth-collection": "accounts managed through the upstream's own auth routes",
+    "hidden-field": "a field the upstream hides from its ordinary API clients",
 }
 
 

@@ -49,6 +49,8 @@ def _field(f: FieldDraft) -> dict[str, Any]:
         doc["entity"] = f.entity
     if f.day_key and f.type == "string":
         doc["format"] = "YYYY-MM-DD"
+    if f.upstream_on_delete is not None:
+        doc["upstreamOnDelete"] = f.upstream_on_delete
     if f.description:
         doc["description"] = " ".join(f.description.split())
     doc["evidence"] = _evidence(f.evidence)
@@ -93,7 +95,8 @@ def _entity(e: EntityDraft) -> dict[str, Any]:
             for name, ops in sorted(e.filters.items(), key=lambda kv: order.index(kv[0]))
         }
     if e.sort is not None:
-        doc["sort"] = {"param": e.sort.param, "desc": e.sort.desc, "fields": list(e.sort.fields)}
+        desc = {"desc": e.sort.desc} if e.sort.desc else {}  # json-server orders with _order
+        doc["sort"] = {"param": e.sort.param, **desc, "fields": list(e.sort.fields)}
     write = {k: v for k, v in e.write.items() if _WRITE_DEFAULTS.get(k) != v}
     if write:
         doc["write"] = write

@@ -28,9 +28,11 @@ from ._filters import filter_candidates, probe_sort, sort_param
 from ._http import ProbeClient
 from ._links import Roots, find_roots
 from ._naming import app_id, env_prefix, identifier, words
+from ._nospec import refine
 from ._openapi import SpecRoutes, read_routes
 from ._operations import propose
 from ._paging import Paging, spec_paging
+from ._pocketbase_draft import pocketbase
 from ._refs import by_name_only, decide
 from ._specload import SpecDoc, discover, load_given
 from ._steps import Live, sources_of, template
@@ -195,9 +197,12 @@ def _probe(
     progress(f"spec: {spec.location} ({spec.source})" if spec else "spec: none found")
     routes = read_routes(spec, client.base.url.path if client else "") if spec else None
     colls, rest, findings = group(routes) if routes else ([], [], [])
+    native = pocketbase(client, first if routes is None else None)  # its collection schema
+    colls, findings = [*colls, *native.schema.collections], [*findings, *native.schema.findings]
     roots = find_roots(client, first) if client else Roots()
     findings.extend(roots.findings)
     sources = sources_of(colls, roots, routes, _collection_paths(options))
+    native.adopt(sources)
     progress(f"collections: {', '.join(sources) or 'none'}")
     live = Live(client, sources, progress) if client else None
     if live is not None:
@@ -207,6 +212,7 @@ def _probe(
     if live is not None:
         live.details(pagination.get("size"))
     _refs(sources, live)
+    native.settle(sources, live)
     entities, problems = _entities(sources)
     findings.extend(problems)
     ident = _app_id(options, routes)
@@ -217,6 +223,8 @@ def _probe(
     notes = [*auth_notes, *page_notes, *notes]
     _filters_and_sorts(sources, entities, live, upstream.errors == "drf", upstream.dialect,
                        pagination.get("size"), notes)  # fmt: skip
+    refine(sources, entities, upstream, live.fetch if live else None, notes)
+    native.finish(entities, upstream, notes)
     ops: list[OperationDraft] = []
     if routes is not None:
         colls_mapped = [s.spec for s in sources.values() if s.spec and s.name in entities]
@@ -235,7 +243,8 @@ def _probe(
     return Draft(
         app_id=ident, upstream=upstream, app_name=routes.title if routes else None,
         app_version=routes.version if routes else None, modules=modules, entities=entities,
-        operations=ops, unmapped=unmapped, sources=_sources_used(spec, roots, live), notes=notes,
+        operations=ops, unmapped=unmapped, notes=notes,
+        sources=[*_sources_used(spec, roots, live), *native.used()],
     )  # fmt: skip
 
 

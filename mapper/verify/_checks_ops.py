@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import quote
 
 from runtime.mapping import Entity, Operation, Request
-from runtime.protocol import ProtocolError, js_string
+from runtime.protocol import ProtocolError
+from runtime.upstream import operation_request
 
 from ._context import Ctx
 from ._failures import (
@@ -83,9 +83,8 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
                 raise Skip(f"no {param.type} value for {name}")
             args[name] = value
     before = await _read(ctx, target) if target and op.read_only else None
-    path, rest = _fill(request.path, args)
-    params = {k: js_string(v) for k, v in rest.items()} if request.send == "query" else None
-    body = rest if request.send == "body" else None
+    built = operation_request(request, args)
+    path, params, body = built.path, built.params, built.json
     entity = ctx.mapping.entities.get(op.entity) if op.entity else None
     try:
         answer = await ctx.client.call(
@@ -124,17 +123,6 @@ async def _record_for(ctx: Ctx, entity: Entity, *, destructive: bool) -> dict[st
         return records[0]
     # A destructive call gets a record of its own; the standing one stays usable.
     return await (ctx.fresh(entity) if destructive else ctx.own(entity.name))
-
-
-def _fill(path: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The runtime's own rule: placeholders take their argument, the rest is sent."""
-    rest = dict(args)
-    for name, value in args.items():
-        token = "{" + name + "}"
-        if token in path:
-            path = path.replace(token, quote(js_string(value), safe=""))
-            rest.pop(name)
-    return path, rest
 
 
 def _check_response(op: Operation, index: int, answer: Any) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 from runtime.mapping import Entity, Field
 from runtime.protocol import ProtocolError
 from runtime.query import EntityResolver, compile_filter, compile_sort, parse_filter, parse_sort
+from runtime.upstream import encode_filter, sort_params
 
 from ._context import Ctx
 from ._failures import (
@@ -32,6 +33,7 @@ from ._failures import (
     SortMisordered,
 )
 from ._listing import walked
+from ._native import native_params
 from ._registry import CHECKS, Subject
 from ._subjects import TAG_PREFIX, each_filter, each_sort_field, entities
 from ._wire import evidence
@@ -148,18 +150,22 @@ async def filter_narrows(ctx: Ctx, subject: Subject) -> str | None:
     if chosen is None:
         raise Skip(f"no stored value of {name} splits the {len(everyone)} record(s); not proven")
     value, text, expected = chosen
-    encoded = ctx.client.dialect.encode_value(declared, value)
-    if encoded is None:
-        raise Skip(f"the {ctx.client.dialect.name} dialect cannot spell {value!r}")
+    params = native_params(ctx.client.dialect, entity, text)
+    if params is None:
+        encoded = encode_filter(ctx.client.dialect, op, declared, value)
+        if encoded is None:
+            raise Skip(f"the {ctx.client.dialect.name} dialect cannot spell {value!r}")
+        params = {spelled.param: encoded}
+    asked = "&".join(f"{k}={v}" for k, v in params.items())
     where = ("entities", entity.name, "filter", name, op)
     fix = f'remove "{op}" from entities.{entity.name}.filter.{name} (then filtered locally)'
     try:
-        got = {r["id"] for r in await ctx.scan(entity, {spelled.param: encoded})}
+        got = {r["id"] for r in await ctx.scan(entity, params)}
     except ProtocolError as exc:
         if not exc.code.startswith("upstream_") or exc.code == "upstream_unavailable":
             raise
         raise FilterRejected(
-            f"`{text}` as ?{spelled.param}={encoded}: {exc.message}",
+            f"`{text}` as ?{asked}: {exc.message}",
             fix=fix,
             corrections=(Correction(where, "remove"),),
             **evidence("GET"),
@@ -182,7 +188,7 @@ async def filter_narrows(ctx: Ctx, subject: Subject) -> str | None:
         else f"{len(got - expected)} extra record(s), e.g. {sorted(got - expected)[:3]}"
     )
     raise kind(
-        f"`{text}` as ?{spelled.param}={encoded}: the local filter selects {len(expected)} of "
+        f"`{text}` as ?{asked}: the local filter selects {len(expected)} of "
         f"{len(everyone)} records; the upstream answered {len(got)}: {detail}",
         fix=fix,
         corrections=(Correction(where, "remove"),),
@@ -212,14 +218,15 @@ async def sort_orders(ctx: Ctx, subject: Subject) -> str | None:
     fix = f"remove {name} from entities.{entity.name}.sort.fields (the runtime then sorts locally)"
     orders: list[list[str]] = []
     for descending in (False, True):
-        param, value = ctx.client.dialect.sort_param(spec, [(name, descending)], entity=entity)
+        params = sort_params(ctx.client.dialect, spec, [(name, descending)], entity=entity)
+        asked = "&".join(f"{k}={v}" for k, v in params.items())
         try:
-            got = await ctx.scan(entity, {param: value})
+            got = await ctx.scan(entity, params)
         except ProtocolError as exc:
             if not exc.code.startswith("upstream_") or exc.code == "upstream_unavailable":
                 raise
             raise SortMisordered(
-                f"?{param}={value}: {exc.message}",
+                f"?{asked}: {exc.message}",
                 fix=fix,
                 corrections=(Correction(where, "remove-item", name),),
                 **evidence("GET"),
@@ -231,7 +238,7 @@ async def sort_orders(ctx: Ctx, subject: Subject) -> str | None:
             ignored = ids == snap.ids
             kind = SortIgnored if ignored else SortMisordered
             raise kind(
-                f"?{param}={value}: "
+                f"?{asked}: "
                 + (
                     "the listing came back in its default order"
                     if ignored
@@ -243,7 +250,7 @@ async def sort_orders(ctx: Ctx, subject: Subject) -> str | None:
             )
         if set(ids) != set(snap.ids):
             raise SortMisordered(
-                f"?{param}={value} returned other records than the listing",
+                f"?{asked} returned other records than the listing",
                 fix=fix,
                 corrections=(Correction(where, "remove-item", name),),
                 **evidence("GET"),

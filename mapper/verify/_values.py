@@ -37,6 +37,9 @@ def _fit(text: str, field: Field, variant: int) -> str:
 def scalar(field: Field, *, variant: int, n: int, tag: str | None = None) -> Any:
     """A value of `field` the guard accepts; `variant` 1 differs from variant 0."""
     kind = field.type
+    if kind == "string" and field.candidates and tag is None:
+        # An open enum: values seen stored upstream, never free text it may refuse.
+        return _pick(field.candidates, variant)
     if kind == "string":
         if field.day_key:
             return dt.date(2031 + variant, 1 + variant, 1 + n % 28).isoformat()
@@ -49,16 +52,21 @@ def scalar(field: Field, *, variant: int, n: int, tag: str | None = None) -> Any
     if kind == "datetime":
         return _DATETIMES[variant % 2]
     if kind in ("enum", "list<enum>"):
-        values = field.values
-        if not values:
+        if not field.values:
             return NO_VALUE
-        pick = values[1 % len(values)] if variant == 0 else values[2 % len(values)]
-        if variant and len(values) == 2:
-            pick = values[0]
+        pick = _pick(field.values, variant)
         return [pick] if kind == "list<enum>" else pick
     if kind == "json":
         return {"a2v": True, "variant": variant}
     return NO_VALUE  # binary, and refs, which need records (see Ctx)
+
+
+def _pick(values: tuple[Any, ...], variant: int) -> Any:
+    """Not the first value (a likely default); variant 1 differs from variant 0."""
+    pick = values[1 % len(values)] if variant == 0 else values[2 % len(values)]
+    if variant and len(values) == 2:
+        pick = values[0]
+    return pick
 
 
 def body_for(

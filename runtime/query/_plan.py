@@ -17,6 +17,7 @@ from runtime.mapping import Entity, Field, SortSpec
 from runtime.protocol import ProtocolError
 
 from ._ast import And, Compare, Expr, Literal, Path, Random, SortItem, SortKey
+from ._native import native_filter
 from ._values import coerce_literal
 
 _ID = Field(name="id", type="string", source=("id",))
@@ -72,10 +73,30 @@ def _push(entity: Entity, cmp: Expr, encoder: Encoder) -> tuple[str, str, bool] 
     value = _sendable(declared, value)
     if value is None:
         return None
-    encoded = encoder.encode_value(declared, value)
+    encoded = _encode(encoder, cmp.op, declared, value)
     if encoded is None:
         return None
     return spelled.param, encoded, spelled.proven
+
+
+def _encode(encoder: Encoder, op: str, declared: Field | None, value: Any) -> str | None:
+    """A dialect may spell a value per operator (json-server's `_like` takes a regex)."""
+    by_op = getattr(encoder, "encode_filter", None)
+    if by_op is None:
+        return encoder.encode_value(declared, value)
+    encoded: str | None = by_op(op, declared, value)
+    return encoded
+
+
+def _sort_params(
+    encoder: Encoder, spec: SortSpec, keys: list[tuple[str, bool]], entity: Entity
+) -> dict[str, str]:
+    """A dialect may need several parameters to sort (json-server's `_sort` and `_order`)."""
+    many = getattr(encoder, "sort_params", None)
+    if many is not None:
+        return dict(many(spec, keys, entity=entity))
+    name, value = encoder.sort_param(spec, keys, entity=entity)
+    return {name: value}
 
 
 def _sendable(declared: Field | None, value: Any) -> Any:
@@ -120,7 +141,12 @@ def plan(
     params: dict[str, str] = {}
     pushed = residual = 0
     proven = True
-    for part in conjuncts(expr):
+    # A dialect with a native filter language takes whole expressions (see `_native`).
+    native = native_filter(entity, expr, encoder)
+    if native is not None:
+        params = dict(native.params)
+        pushed, residual, proven = native.pushed, native.residual, native.proven
+    for part in conjuncts(expr) if native is None else ():
         found = _push(entity, part, encoder)
         if found is None or found[0] in params:
             residual += 1
@@ -139,10 +165,9 @@ def plan(
             if isinstance(k, SortKey) and len(k.path.parts) == 1 and not k.path.modifier
         ]
         if len(keys) == len(sort) and all(k.path.parts[0] in spec.fields for k in keys):
-            name, value = encoder.sort_param(
-                spec, [(k.path.parts[0], k.descending) for k in keys], entity=entity
+            params.update(
+                _sort_params(encoder, spec, [(k.path.parts[0], k.descending) for k in keys], entity)
             )
-            params[name] = value
             sort_pushed = True
             sort_ok = spec.proven
     if any(isinstance(k, Random) for k in sort):

@@ -5,11 +5,17 @@ pagination strategies, filter dialects, and foreign failures translated at one b
 from ._client import UpstreamClient as UpstreamClient
 from ._confine import BaseUrl as BaseUrl
 from ._confine import is_dot_segment as is_dot_segment
+from ._dialect_jsonserver import JsonServerDialect as JsonServerDialect
 from ._dialects import DIALECTS as DIALECTS
 from ._dialects import Dialect as Dialect
 from ._dialects import DjangoFilterDialect as DjangoFilterDialect
 from ._dialects import PlainDialect as PlainDialect
 from ._dialects import dialect_for as dialect_for
+from ._dialects import encode_filter as encode_filter
+from ._dialects import sort_params as sort_params
+from ._operation_request import OperationRequest as OperationRequest
+from ._operation_request import fill_path as fill_path
+from ._operation_request import operation_request as operation_request
 from ._records import to_protocol as to_protocol
 from ._records import to_upstream as to_upstream
 from ._translate import retry_after as retry_after
@@ -21,13 +27,19 @@ __all__ = [
     "BaseUrl",
     "Dialect",
     "DjangoFilterDialect",
+    "JsonServerDialect",
+    "OperationRequest",
     "Page",
     "PlainDialect",
     "Scan",
     "UpstreamClient",
     "dialect_for",
+    "encode_filter",
+    "fill_path",
     "is_dot_segment",
+    "operation_request",
     "retry_after",
+    "sort_params",
     "to_protocol",
     "to_upstream",
 ]

@@ -15,6 +15,8 @@ from typing import Any, Protocol
 from runtime.mapping import Entity, Field, SortSpec
 from runtime.protocol import ProtocolError, compact_json
 
+from ._dialect_pocketbase import PocketBaseDialect
+
 
 class Dialect(Protocol):
     name: str
@@ -32,6 +34,38 @@ class Dialect(Protocol):
     ) -> tuple[str, str]:
         """``(param, value)`` sorting by `keys` (protocol field name, descending?)."""
         ...
+
+
+# Optional members a dialect may add; callers reach them through `sort_params` and
+# `encode_filter` below, which fall back to the members every dialect has:
+#   sort_params(spec, keys, *, entity) -> dict[str, str]: sorting that needs several
+#       parameters (json-server's `_sort=a,b&_order=asc,desc`);
+#   encode_filter(op, field, value) -> str | None: a value whose spelling depends on
+#       the operator (json-server's `_like` takes a regular expression).
+
+
+def sort_params(
+    dialect: Dialect,
+    spec: SortSpec,
+    keys: Sequence[tuple[str, bool]],
+    *,
+    entity: Entity | None = None,
+) -> dict[str, str]:
+    """Every query parameter sorting by `keys`, however many the dialect needs."""
+    many = getattr(dialect, "sort_params", None)
+    if many is not None:
+        return dict(many(spec, keys, entity=entity))
+    name, value = dialect.sort_param(spec, keys, entity=entity)
+    return {name: value}
+
+
+def encode_filter(dialect: Dialect, op: str, field: Field | None, value: Any) -> str | None:
+    """The query-string text of `value` compared by the protocol operator `op`."""
+    by_op = getattr(dialect, "encode_filter", None)
+    if by_op is not None:
+        encoded: str | None = by_op(op, field, value)
+        return encoded
+    return dialect.encode_value(field, value)
 
 
 def _scalar(value: Any) -> str | None:
@@ -102,6 +136,7 @@ class DjangoFilterDialect(PlainDialect):
 DIALECTS: dict[str, Dialect] = {
     "none": PlainDialect(),
     "django-filter": DjangoFilterDialect(),
+    "pocketbase": PocketBaseDialect(),
 }
 
 
@@ -113,3 +148,9 @@ def dialect_for(name: str) -> Dialect:
         raise ProtocolError(
             "not_implemented", f"The filter dialect {name!r} is not available in this runtime."
         ) from None
+
+
+# Dialects in modules of their own build on PlainDialect, so they register after it.
+from ._dialect_jsonserver import JsonServerDialect  # noqa: E402
+
+DIALECTS["json-server"] = JsonServerDialect()

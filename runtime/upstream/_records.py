@@ -16,6 +16,11 @@ from runtime.mapping import Entity, Field
 from ._translate import shape_error
 
 _INTEGER = re.compile(r"-?\d+")
+# Types without an empty text: an upstream that stores "" for "unset" (PocketBase's
+# select, relation and date fields) means null.
+_BLANK_IS_NULL = frozenset({"number", "boolean", "datetime", "enum", "ref"})
+# A day stored as a datetime at midnight UTC (PocketBase's date field): its day.
+_MIDNIGHT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]00:00(?::00(?:\.0+)?)?(?:Z|[+-]00:?00)?")
 
 
 def dig(data: Any, path: tuple[str, ...], default: Any = None) -> Any:
@@ -79,6 +84,10 @@ def _number(value: Any) -> Any:
 def _read(field: Field, value: Any) -> Any:
     if value is None:
         return None
+    if value == "" and (field.day_key or field.type in _BLANK_IS_NULL) and "" not in field.values:
+        return None
+    if field.day_key and isinstance(value, str) and (midnight := _MIDNIGHT.fullmatch(value)):
+        return midnight.group(1)
     if field.type == "ref":
         return _ref(value)
     if field.type == "list<ref>":
