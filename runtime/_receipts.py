@@ -12,6 +12,7 @@ from runtime.mapping import Entity
 from runtime.protocol._access import Caller
 from runtime.protocol._receipts import operation_receipt, record_receipt
 
+from . import _seen as seen
 from ._state import RuntimeState
 
 HEADER = "X-A2App-Receipt"
@@ -29,7 +30,7 @@ async def _ref_labels(
         for ref in value if isinstance(value, list) else [value]:
             if ref is not None and ref != "":
                 wanted.append((state.mapping.entities[field.entity or ""], str(ref)))
-    found = await asyncio.gather(*(state.upstream.get_record(t, i) for t, i in wanted))
+    found = await asyncio.gather(*(seen.get_record(state, t, i) for t, i in wanted))
     labels: dict[str, str | None] = {}
     for (target, ref), rec in zip(wanted, found, strict=True):
         value = rec.get(target.label) if rec is not None and target.label else None

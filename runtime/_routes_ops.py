@@ -12,6 +12,7 @@ from runtime.protocol import ProtocolError
 from runtime.protocol._approval import approval_key
 
 from . import _receipts as receipts
+from . import _seen as seen
 from . import _writes as writes
 from ._http import headers_of, read_body, reply, segments
 from ._operations import execute
@@ -25,6 +26,7 @@ APPROVAL_TTL_SECONDS = 600
 
 async def ops_route(request: Request) -> Response:
     state: RuntimeState = request.app.state.runtime
+    seen.begin()
     parts = segments(request, PREFIX)
     if len(parts) != 1 or not parts[0]:
         raise ProtocolError("not_found")

@@ -12,6 +12,7 @@ from runtime.protocol import ProtocolError
 from runtime.protocol._access import Caller
 
 from . import _receipts as receipts
+from . import _seen as seen
 from . import _writes as writes
 from ._http import headers_of, read_body, reply, segments
 from ._reads import fetch_record, list_records
@@ -24,6 +25,7 @@ WRITE_VERBS = ("POST", "PATCH", "DELETE")
 
 async def records_route(request: Request) -> Response:
     state: RuntimeState = request.app.state.runtime
+    seen.begin()
     parts = segments(request, PREFIX)
     if len(parts) not in (2, 3) or parts[1] != "records" or "" in parts:
         raise ProtocolError("not_found")

@@ -23,6 +23,7 @@ from runtime.protocol._guard import (
     read_back,
 )
 
+from . import _seen as seen
 from ._clock import server_now
 from ._state import RuntimeState
 
@@ -147,13 +148,13 @@ async def check_refs(
         return
     entities = state.mapping.entities
     found = await asyncio.gather(
-        *(state.upstream.get_record(entities[f.entity or ""], i) for f, _, i in wanted)
+        *(seen.get_record(state, entities[f.entity or ""], i) for f, _, i in wanted)
     )
     violations: list[Violation] = []
-    seen: set[str] = set()
+    reported: set[str] = set()
     for (field, value, _ref_id), record in zip(wanted, found, strict=True):
-        if record is None and field.name not in seen:
-            seen.add(field.name)
+        if record is None and field.name not in reported:
+            reported.add(field.name)
             violations.append(
                 Violation(
                     "invalid_ref", field.name, f"the id of an existing {field.entity} record", value

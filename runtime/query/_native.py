@@ -51,7 +51,8 @@ _TEXT = ("string", "enum", "ref")
 _LISTS = ("list<enum>", "list<ref>")
 _EQUALITY = ("=", "!=")
 _ORDER = ("<", "<=", ">", ">=")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+# One column: a dotted source would be a JSON path there, which compares without blanks.
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _EXACT_FLOAT = 2**53
 # PocketBase 0.40.6 decodes \\ \" \n \r \t in a literal but not \b, \f or \uXXXX, which
