@@ -1,0 +1,77 @@
+"""The `crud` executor: declared record actions with fixed values or a fixed filter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from tests.fixtures.runtime import KANBAN_DRF, GrantSpec, start_runtime
+from tests.fixtures.servers import start_kanban
+
+TOKEN = "a2app_crud_token"
+AUTH = {"x-a2app-token": TOKEN}
+GRANTS = (GrantSpec("cred_crud", "crud", ("*",), TOKEN),)
+CRUD_OPS: list[dict[str, Any]] = [
+    {"name": "count-urgent", "module": "board", "destructive": False, "readOnly": True, "params": {},
+     "crud": {"action": "count", "entity": "cards", "filter": 'priority = "urgent" && done = false'}},
+    {"name": "close-card", "module": "board", "entity": "cards", "destructive": False,
+     "params": {"card": {"type": "ref", "entity": "cards", "required": True}},
+     "crud": {"action": "update", "entity": "cards", "target": "card", "set": {"done": True}}},
+    {"name": "new-todo", "module": "board", "destructive": False,
+     "params": {"title": {"type": "string", "required": True, "max": 200}},
+     "crud": {"action": "create", "entity": "cards", "set": {"list": "list_todo", "priority": "low"}}},
+    {"name": "drop-card", "module": "board", "entity": "cards", "destructive": True,
+     "params": {"card": {"type": "ref", "entity": "cards", "required": True}},
+     "crud": {"action": "delete", "entity": "cards", "target": "card"}},
+]  # fmt: skip
+
+
+def test_crud_operations_act_on_records(tmp_path: Path) -> None:
+    doc = yaml.safe_load(KANBAN_DRF.read_text())
+    doc["operations"] += CRUD_OPS
+    mapping = tmp_path / "kanban-crud.yaml"
+    mapping.write_text(yaml.safe_dump(doc, sort_keys=False))
+    with (
+        start_kanban(seed="rich") as upstream,
+        start_runtime(mapping, upstream, grants=GRANTS) as rt,
+    ):
+        cards = httpx.get(f"{upstream.api}/cards/?page_size=1000", headers=upstream.headers).json()
+        urgent_open = [c for c in cards["results"] if c["priority"] == "urgent" and not c["done"]]
+
+        def run(name: str, args: dict[str, Any], **headers: str) -> httpx.Response:
+            return httpx.post(
+                f"{rt.url}/api/ops/{name}", json=args, headers={**AUTH, **headers}, timeout=30
+            )
+
+        assert run("count-urgent", {}).json()["result"] == {"count": len(urgent_open)}
+        closed = run("close-card", {"card": urgent_open[0]["id"]}).json()["result"]
+        assert closed["done"] is True
+        assert run("count-urgent", {}).json()["result"] == {"count": len(urgent_open) - 1}
+        created = run("new-todo", {"title": "From a crud op"}).json()["result"]
+        direct = httpx.get(
+            f"{upstream.api}/cards/{created['id']}/", headers=upstream.headers
+        ).json()
+        assert (direct["title"], direct["list"], direct["priority"]) == (
+            "From a crud op",
+            "list_todo",
+            "low",
+        )
+        refused = run("new-todo", {"title": "x" * 201})
+        assert refused.json()["code"] == "invalid_string"
+        approval = run("drop-card", {"card": created["id"]})
+        assert approval.status_code == 428
+        gone = run(
+            "drop-card",
+            {"card": created["id"]},
+            **{"x-a2app-approval": approval.json()["approvalKey"]},
+        )
+        assert gone.json()["result"] == {"deleted": created["id"]}
+        assert (
+            httpx.get(
+                f"{upstream.api}/cards/{created['id']}/", headers=upstream.headers
+            ).status_code
+            == 404
+        )
