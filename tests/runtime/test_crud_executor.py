@@ -14,19 +14,33 @@ from tests.fixtures.servers import start_kanban
 TOKEN = "a2app_crud_token"
 AUTH = {"x-a2app-token": TOKEN}
 GRANTS = (GrantSpec("cred_crud", "crud", ("*",), TOKEN),)
-CRUD_OPS: list[dict[str, Any]] = [
-    {"name": "count-urgent", "module": "board", "destructive": False, "readOnly": True, "params": {},
-     "crud": {"action": "count", "entity": "cards", "filter": 'priority = "urgent" && done = false'}},
-    {"name": "close-card", "module": "board", "entity": "cards", "destructive": False,
-     "params": {"card": {"type": "ref", "entity": "cards", "required": True}},
-     "crud": {"action": "update", "entity": "cards", "target": "card", "set": {"done": True}}},
-    {"name": "new-todo", "module": "board", "destructive": False,
-     "params": {"title": {"type": "string", "required": True, "max": 200}},
-     "crud": {"action": "create", "entity": "cards", "set": {"list": "list_todo", "priority": "low"}}},
-    {"name": "drop-card", "module": "board", "entity": "cards", "destructive": True,
-     "params": {"card": {"type": "ref", "entity": "cards", "required": True}},
-     "crud": {"action": "delete", "entity": "cards", "target": "card"}},
-]  # fmt: skip
+CRUD_OPS: list[dict[str, Any]] = yaml.safe_load(
+    """
+- name: count-urgent
+  module: board
+  destructive: false
+  readOnly: true
+  params: {}
+  crud: {action: count, entity: cards, filter: 'priority = "urgent" && done = false'}
+- name: close-card
+  module: board
+  entity: cards
+  destructive: false
+  params: {card: {type: ref, entity: cards, required: true}}
+  crud: {action: update, entity: cards, target: card, set: {done: true}}
+- name: new-todo
+  module: board
+  destructive: false
+  params: {title: {type: string, required: true, max: 200}}
+  crud: {action: create, entity: cards, set: {list: list_todo, priority: low}}
+- name: drop-card
+  module: board
+  entity: cards
+  destructive: true
+  params: {card: {type: ref, entity: cards, required: true}}
+  crud: {action: delete, entity: cards, target: card}
+"""
+)
 
 
 def test_crud_operations_act_on_records(tmp_path: Path) -> None:
