@@ -16,7 +16,6 @@ from . import _seen as seen
 from . import _writes as writes
 from ._http import headers_of, read_body, reply, segments
 from ._operations import execute
-from ._security import rate_key
 from ._state import RuntimeState
 
 PREFIX = "/api/ops"
@@ -32,7 +31,7 @@ async def ops_route(request: Request) -> Response:
         raise ProtocolError("not_found")
     body = await read_body(request)
     headers = headers_of(request)
-    state.limiter.hit(rate_key(headers), "ops")
+    writes.metered(state, headers, "ops", audited=True)
     op = state.mapping.operation(parts[0])
     if op is None:
         names = ", ".join(o.name for o in state.mapping.operations)

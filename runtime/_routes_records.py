@@ -16,7 +16,6 @@ from . import _seen as seen
 from . import _writes as writes
 from ._http import headers_of, read_body, reply, segments
 from ._reads import fetch_record, list_records
-from ._security import rate_key
 from ._state import RuntimeState
 
 PREFIX = "/api/collections"
@@ -32,7 +31,7 @@ async def records_route(request: Request) -> Response:
     # The transport reads (and caps) the body before anything else looks at it.
     body = await read_body(request) if request.method not in ("GET", "HEAD") else None
     headers = headers_of(request)
-    state.limiter.hit(rate_key(headers), "data")
+    writes.metered(state, headers, "data", audited=request.method not in ("GET", "HEAD"))
     entity = state.mapping.entities.get(parts[0])
     if entity is None:
         raise ProtocolError(

@@ -22,9 +22,12 @@ from runtime.protocol._guard import (
     not_stored_error,
     read_back,
 )
+from runtime.query import Compare, Literal, Path
+from runtime.query._native import native_filter
 
 from . import _seen as seen
 from ._clock import server_now
+from ._security import rate_key
 from ._state import RuntimeState
 
 IDEM_TTL_SECONDS = 24 * 3600
@@ -121,6 +124,16 @@ def audit(
             os.write(fd, (line + "\n").encode("utf-8"))
         finally:
             os.close(fd)
+
+
+def metered(state: RuntimeState, headers: dict[str, str], klass: str, *, audited: bool) -> None:
+    """The rate gate; a refused write attempt is audited (target `rate:<class>`)."""
+    try:
+        state.limiter.hit(rate_key(headers), klass)
+    except ProtocolError as exc:
+        if audited:
+            audit(state, None, f"rate:{klass}", "rejected", code=exc.code)
+        raise
 
 
 def guard(
@@ -223,8 +236,14 @@ async def _referencing(
     state: RuntimeState, other: Entity, field: Field, record_id: str
 ) -> list[str]:
     params: dict[str, str] = {}
-    spelled = other.filters.get(field.name, {}).get("=" if field.type == "ref" else "?=")
-    if spelled is not None:
+    op = "=" if field.type == "ref" else "?="
+    spelled = other.filters.get(field.name, {}).get(op)
+    # A native filter language is told a whole comparison, not a bare value.
+    asked = Compare(Path((field.name,)), op, Literal(record_id))
+    native = native_filter(other, asked, state.upstream.dialect)
+    if native is not None:
+        params = dict(native.params)
+    elif spelled is not None:
         encoded = state.upstream.dialect.encode_value(field, record_id)
         if encoded is not None:
             params[spelled.param] = encoded
