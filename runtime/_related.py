@@ -14,6 +14,7 @@ from runtime.mapping import Entity
 from runtime.protocol import ProtocolError
 from runtime.query import And, Compare, Expr, Or, Path, SortItem, SortKey
 
+from ._batch import records_by_id
 from ._state import RuntimeState
 
 CONCURRENCY = 16
@@ -67,6 +68,10 @@ class Related:
                     target, record_id
                 )
 
+        if len(wanted) > 1:  # one listing where the upstream takes `id = a || id = b`
+            for record_id, record in (await records_by_id(self.state, target, wanted)).items():
+                self.cache[(target.name, record_id)] = record
+            wanted = [i for i in wanted if (target.name, i) not in self.cache]
         await asyncio.gather(*(one(i) for i in wanted))
 
     async def prefetch(

@@ -2,18 +2,24 @@
 
 ``GET /api/cards/`` answering a list of objects and ``GET /api/cards/{id}/``
 make the entity ``cards``; the create body says which fields are required and
-which are write-only. Every route not consumed here is an operation candidate.
+which are write-only. The list's items describe a record (the detail answer
+only when they do not: see `_shapes`). A write whose body the runtime cannot
+send (a form) is not consumed; every route not consumed here is an operation
+candidate.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
+from ._bodies import SENDABLE
+from ._collnames import distinct_names
 from ._draft import Claim, Param
 from ._errors import Finding
 from ._naming import entity_name, is_placeholder, segments
 from ._openapi import Body, SpecRoute, SpecRoutes, body_fields
 from ._schema import Resolver, SchemaProblem, flatten
+from ._shapes import Expansion, expansions, record_schema, schema_ref
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,9 +35,14 @@ class SpecCollection:
     items_key: str  # "" when the list answer is a bare array
     list_keys: tuple[str, ...]
     query: tuple[Param, ...]
+    # The methods the runtime can use: a write taking a form body is left out (and
+    # left to the operations, which report it).
     methods: frozenset[str]
     detail_methods: frozenset[str]
     security: tuple[str, ...] | None
+    # Expandable fields (an id, or the object when asked to expand it), by wire name.
+    expands: dict[str, Expansion] = field(default_factory=dict)
+    item_ref: str | None = None  # the ``$ref`` naming the record schema
 
 
 def _details(by_path: dict[str, dict[str, SpecRoute]]) -> dict[tuple[str, bool], tuple[str, str]]:
@@ -70,7 +81,13 @@ def _fields(
     findings: list[Finding] = []
     fields: dict[str, Claim] = {}
     try:
+        shown: dict[str, Claim | SchemaProblem]
         shown, _ = body_fields(item, spec.resolver, spec.source)
+        for name, found in expansions(item, spec.resolver).items():
+            what = "an id" if found.kind == "ref" else "ids"
+            detail = f"{what}, or the expanded objects when asked to expand"
+            shown[name] = Claim(spec.source, type="json", wire="object",
+                                description=found.description, detail=detail)  # fmt: skip
         sent: dict[str, Claim | SchemaProblem] = {}
         required: list[str] = []
         if create is not None and create.request.kind == "json":
@@ -82,9 +99,8 @@ def _fields(
             if claim.code == "polymorphic":
                 fields[name] = Claim(spec.source, type="json", wire="object", detail=claim.detail)
             else:
-                findings.append(
-                    Finding(coll_path, claim.code, f"field {name} {claim.detail}", "GET")
-                )
+                # The field is dropped, not the list: the entry names the field.
+                findings.append(Finding(coll_path, claim.code, f"field {name} {claim.detail}"))
             continue
         if name not in shown:
             claim = replace(claim, write_only=True)
@@ -101,7 +117,6 @@ def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list
     collections: list[SpecCollection] = []
     consumed: set[tuple[str, str]] = set()
     findings: list[Finding] = []
-    names: set[str] = set()
     details = _details(by_path)
     for path, methods in by_path.items():
         listing = methods.get("GET")
@@ -120,25 +135,33 @@ def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list
         detail_routes = by_path[detail_path]
         item, items_key, keys = found
         shown = detail_routes["GET"].response
-        if shown.kind == "json":
-            item = shown.schema
-        fields, required, problems = _fields(path, item, methods.get("POST"), spec)
+        item = record_schema(item, shown.schema if shown.kind == "json" else None, spec.resolver)
+        # Writes the runtime cannot send (a form body) stay operation candidates.
+        listed = frozenset(m for m in ("GET", "POST") if m in methods and _sendable(methods[m]))
+        kept = frozenset(
+            m for m in ("GET", "PUT", "PATCH", "DELETE")
+            if m in detail_routes and _sendable(detail_routes[m])
+        )  # fmt: skip
+        create = methods.get("POST") if "POST" in listed else None
+        fields, required, problems = _fields(path, item, create, spec)
         findings.extend(problems)
-        unique = name
-        while unique in names:
-            unique += "_"
-        names.add(unique)
         collections.append(
             SpecCollection(
-                name=unique, path=path, detail_path=detail_path, id_param=id_param,
+                name=name, path=path, detail_path=detail_path, id_param=id_param,
                 tag=listing.tag, summary=listing.summary, fields=fields, required=required,
                 items_key=items_key, list_keys=keys,
                 query=tuple(p for p in listing.params if p.where == "query"),
-                methods=frozenset(methods), detail_methods=frozenset(detail_routes),
-                security=listing.security,
+                methods=listed, detail_methods=kept, security=listing.security,
+                expands=expansions(item, spec.resolver), item_ref=schema_ref(item),
             )
         )  # fmt: skip
-        consumed |= {(m, path) for m in ("GET", "POST") if m in methods}
-        consumed |= {(m, detail_path) for m in ("GET", "PUT", "PATCH", "DELETE")}
+        consumed |= {(m, path) for m in listed}
+        consumed |= {(m, detail_path) for m in kept}
+    names = distinct_names([c.path for c in collections])
+    collections = [replace(c, name=names[c.path]) for c in collections]
     rest = [r for r in spec.routes if (r.method, r.path) not in consumed]
     return collections, rest, findings
+
+
+def _sendable(route: SpecRoute) -> bool:
+    return route.method == "GET" or route.request.kind in SENDABLE

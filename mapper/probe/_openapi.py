@@ -14,10 +14,12 @@ from typing import Any
 import httpx
 
 from ._auth import SecurityScheme, prefix_from
+from ._bodies import declares_no_field, form_schema
 from ._draft import Claim, Param
 from ._schema import Resolver, SchemaProblem, claim_of, object_properties
 from ._specload import SpecDoc
 from ._swagger2 import to_openapi3
+from ._text import plain
 
 METHODS = ("get", "post", "put", "patch", "delete")
 _SUCCESS = ("200", "201", "202", "203", "204", "2XX", "2xx", "default")
@@ -80,8 +82,9 @@ def _body(content: Any) -> Body:
         if "json" in kind:
             entry = content[media] if isinstance(content[media], Mapping) else {}
             return Body("json", entry.get("schema"))
-    if any(k in ("application/x-www-form-urlencoded", "multipart/form-data") for k in kinds):
-        return Body("form")
+    is_form, form = form_schema(content)
+    if is_form:
+        return Body("form", form)
     if any("html" in k for k in kinds):
         return Body("html")
     if any(k.startswith("text/") for k in kinds):
@@ -110,7 +113,10 @@ def _request(op: Mapping[str, Any], resolver: Resolver) -> Body:
         body, _ = resolver.deref(op.get("requestBody"), ())
     except SchemaProblem:
         return Body("none")
-    return _body(body.get("content"))
+    found = _body(body.get("content"))
+    if found.kind == "form" and declares_no_field(found.schema, resolver):
+        return Body("none")  # an empty form carries nothing
+    return found
 
 
 def _params(
@@ -182,7 +188,7 @@ def read_routes(spec: SpecDoc, base_path: str = "") -> SpecRoutes:
                     method=method.upper(),
                     path=path,
                     tag=str(tags[0]) if isinstance(tags, list) and tags else None,
-                    summary=op.get("summary") or op.get("description") or None,
+                    summary=plain(op.get("summary")) or plain(op.get("description")),
                     operation_id=op.get("operationId"),
                     params=tuple(_params(shared, op, resolver, spec.source)),
                     request=_request(op, resolver),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ._bodies import FORM_BODY
 from ._collections import SpecCollection
 from ._draft import Claim, Ev, OperationDraft
 from ._errors import Finding
@@ -55,8 +56,10 @@ def _problem(route: SpecRoute) -> Finding | None:
         return finding("no-schema", "a read whose answer has no JSON schema")
     if route.request.kind == "binary":
         return finding("binary-request", "the operation takes a file upload")
-    if route.request.kind in ("form", "html", "text"):
-        return finding("non-json", "the operation takes a form body, not JSON")
+    if route.request.kind == "form":
+        return finding("form-body", FORM_BODY)
+    if route.request.kind in ("html", "text"):
+        return finding("non-json", "the operation takes a text body, not JSON")
     return None
 
 

@@ -70,17 +70,20 @@ def _distinct(listing: Listing, name: str) -> int:
 def _try(
     param: str, desc: str, names: Sequence[str], entity: Entity, everyone: Listing,
     walker: Walker, dialect: Dialect,
-) -> tuple[bool, list[str], list[str]]:  # fmt: skip
-    """(recognised, fields ordered as the runtime orders, fields it misorders)."""
+) -> tuple[bool, list[str], dict[str, list[str]]]:  # fmt: skip
+    """(recognised, fields ordered as the runtime orders, {why not: other fields})."""
     spec = SortSpec(param=param, fields=tuple(names), desc=desc or "-")
-    recognised, ordered, misordered, ignored = False, [], [], 0
+    recognised, ordered, ignored = False, [], 0
+    left_out: dict[str, list[str]] = {}
     for name in names:
         answers = [
             walker.walk(entity, sort_params(dialect, spec, [(name, d)], entity=entity))
             for d in (False, True)
         ]
-        if any(a.status is not None or not a.complete for a in answers):
-            misordered.append(name)
+        refused = next((a.status for a in answers if a.status is not None), None)
+        if refused is not None or not all(a.complete for a in answers):
+            why = f"answered {refused}" if refused is not None else "too long to compare"
+            left_out.setdefault(why, []).append(name)
             continue
         up, down = answers
         if up.ids == down.ids:
@@ -93,8 +96,8 @@ def _try(
         if same and _in_order(up, entity, name, False) and _in_order(down, entity, name, True):
             ordered.append(name)
         else:
-            misordered.append(name)
-    return recognised, ordered, misordered
+            left_out.setdefault("the answer's order differs from the protocol's", []).append(name)
+    return recognised, ordered, left_out
 
 
 def probe_sorting(
@@ -121,16 +124,13 @@ def probe_sorting(
     if untested:
         notes.append(f"sort: not tested for {', '.join(untested)} (one value in the listing)")
     for param, desc in PARAMS.get(dialect.name, ()):
-        recognised, ordered, misordered = _try(
-            param, desc, names, entity, everyone, walker, dialect
-        )
+        recognised, ordered, left_out = _try(param, desc, names, entity, everyone, walker, dialect)
         if not recognised:
             continue
-        if misordered:
-            notes.append(
-                f"sort {param}: not declared for {', '.join(misordered)} (the answer's order "
-                "differs from the protocol's)"
-            )
+        notes.extend(
+            f"sort {param}: not declared for {', '.join(fields)} ({why})"
+            for why, fields in sorted(left_out.items())
+        )
         if not ordered:
             return None, notes
         notes.insert(

@@ -8,6 +8,8 @@ answer                                         style
 ├─ envelope, next is a URL with page= ──────── page
 ├─ envelope, next is a URL with another key ── cursor (that key)
 ├─ envelope, next is an opaque string ──────── cursor
+├─ envelope, a cursor parameter, no next, ──── cursor from the last record's id
+│  a more flag (has_more)                      (nextFrom: id, more: has_more)
 └─ envelope, no next yet ───────────────────── from the spec's parameters, else page
 """
 
@@ -20,6 +22,7 @@ from typing import Any
 import httpx
 
 from ._http import Exchange
+from ._lastrecord import has_ids, last_record
 from ._samples import NEXT_KEYS, TOTAL_KEYS, Envelope, dig, envelope_of, records_of
 
 PAGE_NAMES = ("page", "_page", "page[number]", "pageNumber")
@@ -180,9 +183,13 @@ def _envelope(
     if envelope.next:
         found["next"] = envelope.next
     elif style == "cursor":
-        return Paging({"style": "none", "items": envelope.items}, [
-            *notes, "cursor paging without a next value in the body cannot be walked"
-        ], envelope)  # fmt: skip
+        ids = "id" if has_ids(records_of(answer.body, envelope)) else None
+        if (last := last_record(envelope.keys, ids)) is None:
+            return Paging({"style": "none", "items": envelope.items}, [
+                *notes, "cursor paging without a next value in the body cannot be walked"
+            ], envelope)  # fmt: skip
+        found.update(last)
+        notes.append(f"sample: {last['more']!r} says more follow; the cursor is the last id")
     return Paging(found, notes, envelope)
 
 
@@ -197,14 +204,24 @@ def infer(answer: Exchange, spec_params: Collection[str], fetch: Fetch) -> Pagin
     return _envelope(answer, envelope, spec_params, fetch, records)
 
 
-def spec_paging(items: str, keys: Collection[str], params: Collection[str]) -> Paging:
-    """Without a live answer: the paging the spec's list schema and parameters describe."""
+def spec_paging(
+    items: str, keys: Collection[str], params: Collection[str], id_field: str | None = None
+) -> Paging:
+    """Without a live answer: the paging the spec's list schema and parameters describe.
+
+    `id_field` is the records' id: with a more flag and no next key, the last
+    record's id is the next cursor."""
     notes = [f"spec: records under {items!r}" if items else "spec: the list is a bare array"]
     found: dict[str, Any] = {"items": items}
     if name := _first(OFFSET_NAMES, params):
         found.update(style="offset", offset=name, size=_first(SIZE_NAMES, params) or "limit")
     elif (name := _first(CURSOR_NAMES, params)) and _first(NEXT_KEYS, keys):
         found.update(style="cursor", cursor=name)
+    elif (name := _first(CURSOR_NAMES, params)) and (last := last_record(keys, id_field)):
+        found.update(style="cursor", cursor=name, **last)
+        if size := _first(SIZE_NAMES, params):
+            found["size"] = size
+        notes.append(f"spec: {last['more']!r} says more follow; the cursor is the last {id_field}")
     elif name := _first(PAGE_NAMES, params):
         found.update(style="page", page=name)
         if size := _first(SIZE_NAMES, params):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._collections import SpecCollection
-from ._draft import Claim
+from ._draft import Claim, Param
 from ._errors import Finding
 from ._http import Exchange, ProbeClient
 
@@ -33,6 +33,13 @@ SCHEMA_PAGE_SIZE = 200
 MAX_SCHEMA_PAGES = 20
 LIST_KEYS = ("items", "page", "perPage", "totalItems", "totalPages")
 _TEXT = ("text", "editor", "email", "url")
+# The paging parameters every records list takes (PocketBase clamps perPage to 1000).
+QUERY = (
+    Param("page", "query", Claim(SOURCE, type="number", wire="integer",
+                                 description="the page, from 1")),
+    Param("perPage", "query", Claim(SOURCE, type="number", wire="integer",
+                                    description="records per page, between 1 and 1000")),
+)  # fmt: skip
 
 
 def records_path(name: str) -> str:
@@ -58,6 +65,8 @@ class Schema:
     definitions: dict[str, Collection] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # collection -> fields not mapped (hidden, file, unknown): dropped from the samples too
+    skipped: dict[str, set[str]] = field(default_factory=dict)
     read: bool = False
 
 
@@ -144,6 +153,7 @@ def _add(
         if isinstance(found, Claim):
             claims[name] = found
         else:
+            schema.skipped.setdefault(coll.name, set()).add(name)
             schema.findings.append(Finding(path, found[0], f"field {name}: {found[1]}", "GET"))
     writable = coll.type == "base"
     required = frozenset(n for n, c in claims.items() if c.required and not c.read_only)
@@ -152,7 +162,7 @@ def _add(
         SpecCollection(
             name=coll.name, path=path, detail_path=path + "/{id}", id_param="id", tag=None,
             summary=None, fields=claims, required=required, items_key="items",
-            list_keys=LIST_KEYS, query=(),
+            list_keys=LIST_KEYS, query=QUERY,
             methods=frozenset({"GET", "POST"} if writable else {"GET"}),
             detail_methods=frozenset({"GET", "PATCH", "DELETE"} if writable else {"GET"}),
             security=None,

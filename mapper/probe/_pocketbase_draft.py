@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._draft import Claim, EntityDraft, Ev, FilterDraft, SortDraft, UpstreamDraft
+from ._draft import Claim, EntityDraft, Ev, FieldDraft, FilterDraft, SortDraft, UpstreamDraft
 from ._entities import Source
 from ._http import Exchange, ProbeClient
 from ._pocketbase import SOURCE, Schema, looks_like_pocketbase, read_schema
@@ -47,14 +47,15 @@ def pocketbase(client: ProbeClient | None, first: Exchange | None) -> Native:
     """The schema when the upstream answered `first` as PocketBase does; else an empty one."""
     if client is None or not looks_like_pocketbase(first):
         return Native(Schema())
-    return Native(read_schema(client))
+    return Native(read_schema(client), client)
 
 
 class Native:
     """One probe's PocketBase schema and the steps that use it."""
 
-    def __init__(self, schema: Schema) -> None:
+    def __init__(self, schema: Schema, client: ProbeClient | None = None) -> None:
         self.schema = schema
+        self.client = client
 
     def adopt(self, sources: Mapping[str, Source]) -> None:
         for name in self.schema.definitions:
@@ -68,8 +69,9 @@ class Native:
                 continue
             declared = src.spec.fields
             if src.obs is not None and src.obs.finding is None:
-                src.obs.records = [_unblank(r, declared) for r in src.obs.records]
-                src.obs.seen = src.obs.seen - set(METADATA)
+                dropped = {*METADATA, *self.schema.skipped.get(name, ())}
+                src.obs.records = [_unblank(r, declared, dropped) for r in src.obs.records]
+                src.obs.seen = src.obs.seen - dropped
                 claims = sample_claims(src.obs.records, False)
                 for wire, sample in claims.items():
                     claims[wire] = _as_relation(declared.get(wire), sample)
@@ -87,8 +89,10 @@ class Native:
                 setattr(upstream, key, value)
                 notes.append(f"upstream.{key}: {value} (pocketbase: the collection schema)")
         if upstream.pagination.get("style") == "page":
-            upstream.pagination["maxSize"] = MAX_PER_PAGE
-            notes.append(f"upstream.pagination: maxSize {MAX_PER_PAGE} (pocketbase: perPage cap)")
+            if "maxSize" not in upstream.pagination:
+                upstream.pagination["maxSize"] = MAX_PER_PAGE
+                notes.append(f"upstream.pagination: maxSize {MAX_PER_PAGE} (pocketbase: cap)")
+            self._second_page(entities, upstream.pagination, notes)
         for name, entity in entities.items():
             coll = self.schema.definitions.get(name)
             if coll is None:
@@ -97,7 +101,7 @@ class Native:
             rest = [e for e in entity.evidence if e.source != SOURCE]
             entity.evidence = [Ev(SOURCE, detail), *rest]
             entity.filters = _filters(entity)
-            sortable = ["id", *(f.name for f in entity.fields.values() if _sortable(f.type, f))]
+            sortable = ["id", *(f.name for f in entity.fields.values() if _sortable(f))]
             entity.sort = SortDraft("sort", tuple(sortable))
             notes.append(
                 f"entities.{name}.filter: native filter (pocketbase: the planner writes "
@@ -113,12 +117,37 @@ class Native:
         notes.extend(self.schema.notes)
         notes.append(f"{', '.join(METADATA)}: record metadata PocketBase adds, not fields")
 
+    def _second_page(
+        self, entities: Mapping[str, EntityDraft], pagination: Mapping[str, Any], notes: list[str]
+    ) -> None:
+        """The page parameter, seen at work: page 2 of one-record pages echoes page 2."""
+        page, size = pagination.get("page"), pagination.get("size")
+        if self.client is None or not (page and size) or not entities:
+            return
+        path = next((e.path for n, e in entities.items() if n in self.schema.definitions), None)
+        if path is None:
+            return
+        answer = self.client.get(path, {page: "2", size: "1"})
+        body = answer.body if answer.ok and isinstance(answer.body, Mapping) else {}
+        if body.get("page") != 2 or body.get("perPage") != 1:
+            return
+        notes[:] = [
+            n
+            for n in notes
+            if not n.startswith(f"upstream.pagination: page parameter {page}: assumed")
+        ]
+        notes.append(f"upstream.pagination: page parameter {page}: honoured (pocketbase: "
+                     f"{page}=2&{size}=1 answers page 2)")  # fmt: skip
+
     def used(self) -> list[str]:
         return [f"{SOURCE}: GET /api/collections"] if self.schema.read else []
 
 
-def _unblank(record: Mapping[str, Any], declared: Mapping[str, Claim]) -> dict[str, Any]:
-    out = {k: v for k, v in record.items() if k not in METADATA}
+def _unblank(
+    record: Mapping[str, Any], declared: Mapping[str, Claim], dropped: set[str]
+) -> dict[str, Any]:
+    """A sampled record without what is not mapped, its blanks read as the runtime reads them."""
+    out = {k: v for k, v in record.items() if k not in dropped}
     for wire, claim in declared.items():
         if out.get(wire) == "" and claim.type in _BLANK_IS_NULL:
             out[wire] = None
@@ -167,8 +196,8 @@ def _filters(entity: EntityDraft) -> dict[str, dict[str, FilterDraft]]:
     return out
 
 
-def _sortable(kind: str, f: Any) -> bool:
-    return kind in SORTABLE and not f.write_only and "." not in f.source
+def _sortable(f: FieldDraft) -> bool:
+    return f.type in SORTABLE and not f.write_only and "." not in f.source
 
 
 def _on_delete(spec: Mapping[str, Any], kind: str) -> str | None:

@@ -20,7 +20,7 @@ TOOL = "a2map probe"
 _WRITE_DEFAULTS = {"create": True, "update": "PATCH", "delete": True}
 _PAGINATION_ORDER = (
     "style", "page", "size", "offset", "cursor", "items", "total", "totalHeader", "next",
-    "maxSize", "firstPage",
+    "nextFrom", "more", "maxSize", "firstPage",
 )  # fmt: skip
 
 

@@ -21,16 +21,19 @@ import httpx
 
 from ._auth import HeaderArg, parse_headers
 from ._collections import group
-from ._draft import Draft, EntityDraft, OperationDraft, UpstreamDraft
+from ._draft import SPEC_SOURCES, Draft, EntityDraft, OperationDraft, UpstreamDraft
 from ._entities import Source, build, ref_inputs
 from ._errors import Finding, NothingMappable, UsageError
+from ._expansions import settle
 from ._filters import filter_candidates, probe_sort, sort_param
 from ._http import ProbeClient
+from ._leftovers import unclaimed
 from ._links import Roots, find_roots
 from ._naming import app_id, env_prefix, identifier, words
 from ._nospec import refine
 from ._openapi import SpecRoutes, read_routes
 from ._operations import propose
+from ._pagefit import fit_pages, with_size_cap
 from ._paging import Paging, spec_paging
 from ._pocketbase_draft import pocketbase
 from ._refs import by_name_only, decide
@@ -116,9 +119,12 @@ def _paging(sources: dict[str, Source], live: Live | None) -> Paging | None:
     params = {n: [p.name for p in s.spec.query] if s.spec else [] for n, s in sources.items()}
     found = live.paging(params) if live else None
     spec = next((s.spec for s in sources.values() if s.spec is not None), None)
-    if found is not None or spec is None:
-        return found
-    return spec_paging(spec.items_key, spec.list_keys, params[spec.name])
+    if found is None and spec is not None:
+        found = spec_paging(spec.items_key, spec.list_keys, params[spec.name],
+                            sources[spec.name].id_source())  # fmt: skip
+    if found is not None and spec is not None and sources[spec.name].spec_source in SPEC_SOURCES:
+        found.pagination = with_size_cap(found.pagination, spec.query, found.notes)
+    return found
 
 
 def _filters_and_sorts(sources: dict[str, Source], entities: dict[str, EntityDraft],
@@ -213,14 +219,16 @@ def _probe(
         live.details(pagination.get("size"))
     _refs(sources, live)
     native.settle(sources, live)
-    entities, problems = _entities(sources)
-    findings.extend(problems)
+    refused, fit_notes = fit_pages(sources, pagination)
+    entities, problems = _entities({n: s for n, s in sources.items() if n not in refused})
+    findings.extend([*refused.values(), *problems])
+    settle(sources, entities)
     ident = _app_id(options, routes)
     upstream, auth_notes, notes = _upstream(
         sources, entities, routes, live, headers, pagination, ident
     )
     page_notes = [f"upstream.pagination: {n}" for n in (paging.notes if paging else [])]
-    notes = [*auth_notes, *page_notes, *notes]
+    notes = [*auth_notes, *page_notes, *fit_notes, *notes]
     _filters_and_sorts(sources, entities, live, upstream.errors == "drf", upstream.dialect,
                        pagination.get("size"), notes)  # fmt: skip
     refine(sources, entities, upstream, live.fetch if live else None, notes)
@@ -229,7 +237,8 @@ def _probe(
     if routes is not None:
         colls_mapped = [s.spec for s in sources.values() if s.spec and s.name in entities]
         by_entity = {name: e.module for name, e in entities.items()}
-        ops, op_findings = propose(rest, colls_mapped, by_entity, routes.resolver, "api",
+        pending = unclaimed(routes, rest, sources, entities)
+        ops, op_findings = propose(pending, colls_mapped, by_entity, routes.resolver, "api",
                                    routes.source)  # fmt: skip
         findings.extend(op_findings)
     unmapped = _unmapped(findings, spec, roots)

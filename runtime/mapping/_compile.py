@@ -225,6 +225,8 @@ def _upstream(spec: dict[str, Any], res: Resolver) -> Upstream:
             next=dotted(pag["next"]) if "next" in pag else None,
             max_size=pag.get("maxSize"),
             first_page=pag.get("firstPage", 1),
+            next_from=dotted(pag["nextFrom"]) if "nextFrom" in pag else None,
+            more=dotted(pag["more"]) if "more" in pag else None,
         ),
         errors=spec.get("errors", "plain"),
         dialect=spec.get("dialect", "none"),

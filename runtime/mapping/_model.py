@@ -200,6 +200,9 @@ class Pagination:
     next: tuple[str, ...] | None = None
     max_size: int | None = None
     first_page: int = 1
+    # Cursor from the last record of a page (``nextFrom``), while ``more`` is true.
+    next_from: tuple[str, ...] | None = None
+    more: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,12 +230,20 @@ def _check_pagination(doc: dict[str, Any]) -> list[Problem]:
     pag = doc["upstream"].get("pagination")
     if pag is None:
         return []
-    needs = {"page": ["page"], "offset": ["offset", "size"], "cursor": ["cursor", "next"]}
-    return [
+    needs = {"page": ["page"], "offset": ["offset", "size"], "cursor": ["cursor"]}
+    problems = [
         Problem(("upstream", "pagination"), f"style {pag['style']} needs '{key}'")
         for key in needs.get(pag["style"], [])
         if key not in pag
     ]
+    if pag["style"] == "cursor" and "next" not in pag and "nextFrom" not in pag:
+        problems.append(
+            Problem(
+                ("upstream", "pagination"),
+                "style cursor needs 'next' (or 'nextFrom', the cursor in the last record)",
+            )
+        )
+    return problems
 
 
 def check_semantics(doc: dict[str, Any]) -> list[Problem]:

@@ -150,7 +150,9 @@ def _compare(scope: _Scope, cmp: Compare) -> _Text | None:
         return None
     if field.type in _LISTS:
         return _list(scope, field, source, cmp, path, right.value)
-    spelled = _spelled(scope, name, cmp.op) or _spelled(scope, name, cmp.base_op)
+    spelled = _spelled(scope, name, cmp.op)
+    if spelled is None:
+        spelled = _spelled(scope, name, cmp.base_op)
     if spelled is None:
         return None
     op = cmp.base_op

@@ -176,7 +176,9 @@ class OffsetStyle(_Numbered):
 
 
 class CursorStyle(Style):
-    """``cursor``: the body names the next cursor (or a next link) at ``next``."""
+    """``cursor``: the body names the next cursor (or a next link) at ``next``; or,
+    with ``nextFrom``, the last record holds it (Stripe: ``starting_after`` its id,
+    while ``has_more`` is true)."""
 
     def first(self, url: httpx.URL, size: int) -> httpx.URL:
         return self.sized(url, size)
@@ -184,11 +186,36 @@ class CursorStyle(Style):
     def next(
         self, answer: Answer, requested: httpx.URL, position: int, items: list[dict[str, Any]]
     ) -> httpx.URL | None:
+        if self.p.next is None and self.p.next_from is not None:
+            return self._after_last(answer, requested, items, self.p.next_from)
         value = dig(answer.body, self.p.next) if self.p.next else None
         if _is_link(value):
             return self.base.follow(value, answer.response.url)
         if value is None or value == "" or isinstance(value, bool | dict | list):
             return None
+        return requested.copy_merge_params({self.p.cursor or "cursor": str(value)})
+
+    def _after_last(
+        self,
+        answer: Answer,
+        requested: httpx.URL,
+        items: list[dict[str, Any]],
+        key: tuple[str, ...],
+    ) -> httpx.URL | None:
+        if self.p.more is not None:
+            more = dig(answer.body, self.p.more, _MISSING)
+            if not isinstance(more, bool):
+                what = "missing" if more is _MISSING else _kind(more)
+                raise shape_error(f"{what} as {'.'.join(self.p.more)!r}, where true or false")
+            if not more:
+                return None
+            if not items:
+                raise shape_error(f"an empty page while {'.'.join(self.p.more)!r} is true")
+        if not items:
+            return None
+        value = dig(items[-1], key)
+        if value is None or value == "" or isinstance(value, bool | dict | list):
+            raise shape_error(f"a last record without {'.'.join(key)!r}, the next page's cursor")
         return requested.copy_merge_params({self.p.cursor or "cursor": str(value)})
 
 

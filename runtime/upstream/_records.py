@@ -1,7 +1,9 @@
 """Foreign records to protocol records and back, driven by each field's ``source`` path.
 
 Ids travel as strings on the protocol side (refs are foreign ids); numbers stay
-numbers; a field the upstream did not send reads as null.
+numbers; a field the upstream did not send reads as null, and so does ``""`` where
+the type has no empty text (PocketBase's unset select, relation, date); a day key
+stored as a datetime at midnight UTC reads as its day.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from .fakes import (
 )
 
 Check = Callable[[dict[str, Any]], None]
+EXACT = "probed: exactly the records it selects"
 
 
 def _rails(doc: dict[str, Any]) -> None:
@@ -48,8 +49,15 @@ def _rails(doc: dict[str, Any]) -> None:
     )
     assert cards["fields"]["due_date"]["format"] == "YYYY-MM-DD"
     assert cards["fields"]["priority"]["valuesClosed"] is False
-    assert cards["write"] == {"create": False, "update": False, "delete": False}
+    # Rails conventions: resource routes with bodies under the model's key, for verify
+    assert cards["write"] == {"wrap": "card"}
+    assert cards["fields"]["list_id"]["required"] is True
     assert {"source": "owner", "detail": "named with --collection"} in cards["evidence"]
+    # probed read-only: the fake filters by plain equality, comparing str(value)
+    assert cards["filter"]["list_id"] == {
+        "=": {"param": "list_id", "evidence": [{"source": "sample", "detail": EXACT}]}
+    }
+    assert "done" not in cards["filter"]  # str(True) is "True": the answer drops records
 
 
 def _json_server(doc: dict[str, Any]) -> None:
@@ -63,6 +71,11 @@ def _json_server(doc: dict[str, Any]) -> None:
     }
     assert up["dialect"] == "json-server"
     assert sorted(doc["entities"]) == ["boards", "cards", "lists"]
+    cards = doc["entities"]["cards"]
+    assert "write" not in cards  # json-server's router: POST, PATCH and DELETE everywhere
+    assert cards["filter"]["title"] == {
+        "=": {"param": "title", "evidence": [{"source": "sample", "detail": EXACT}]}
+    }
     assert doc["unmapped"] == [
         {
             "path": "/db",
