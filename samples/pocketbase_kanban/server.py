@@ -61,7 +61,7 @@ def prepare(data_dir: Path, seed: str, port: int) -> Launch:
     binary = pocketbase_binary()
     if not (data_dir / "pb_data" / "data.db").exists():
         shutil.copytree(template(binary, seed), data_dir / "pb_data", dirs_exist_ok=True)
-    password = secrets.token_urlsafe(18)
+    password = "pw" + secrets.token_hex(16)  # a leading "-" would read as a flag
     upsert = [str(binary), "superuser", "upsert", EMAIL, password, *_dirs(data_dir)]
     run_checked(upsert, "pocketbase superuser upsert", cwd=data_dir)
     return Launch(
@@ -140,7 +140,7 @@ def template(binary: Path, seed: str) -> Path:
 
 
 def _build(binary: Path, seed: str, root: Path) -> None:
-    password = secrets.token_urlsafe(18)
+    password = "pw" + secrets.token_hex(16)  # a leading "-" would read as a flag
     run_checked([str(binary), "superuser", "upsert", EMAIL, password, *_dirs(root)], "upsert")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
