@@ -82,7 +82,11 @@ async def list_records(
     resolver = EntityResolver(entity, state.mapping.entities, related.lookup)
     predicate = compile_filter(expr, resolver, now=datetime.now(UTC), text=filter_text or None)
     sorter = compile_sort(sort, resolver, text=sort_text or None)
-    can_page = state.mapping.upstream.pagination.style in _PAGED_STYLES
+    pagination = state.mapping.upstream.pagination
+    # A page parameter lets the upstream be asked for one page directly, Link headers or not.
+    can_page = pagination.style in _PAGED_STYLES or (
+        pagination.style == "link" and pagination.page is not None
+    )
     the_plan = plan(entity, expr, sort, state.upstream.dialect, can_page=can_page)
 
     doc = None
