@@ -348,7 +348,9 @@ def test_fixture_kills_process_group() -> None:
 
 def test_stop_mid_test(kanban: KanbanServer) -> None:
     assert get(kanban, "/api/").status_code == 200
-    assert kanban.stop() == 0  # SIGTERM: clean exit
+    # SIGTERM: a clean exit; the patience is generous because a loaded CI machine
+    # can take seconds to schedule the shutdown, which is not what is tested here.
+    assert kanban.stop(grace=20) == 0
     assert pid_gone(kanban.pid)
     with pytest.raises(httpx.ConnectError):
         get(kanban, "/api/")
