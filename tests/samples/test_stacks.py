@@ -23,8 +23,9 @@ from samples.pocketbase_kanban.schema import pb_id
 from samples.rails_kanban.seed import rails_ids
 from samples.stacks_common.dataset import dataset
 from samples.stacks_common.launch import StackError
+from tests.fixtures._procs import group_members
 from tests.fixtures.servers import KanbanServer
-from tests.fixtures.stacks import StackServer, StackStartError, group_members, start_stack
+from tests.fixtures.stacks import StackServer, StackStartError, start_stack
 
 T0_RAILS = "2026-07-30T00:00:00.000Z"
 T0_PB = "2026-07-30 00:00:00.000Z"
