@@ -24,6 +24,11 @@ FILTER_OPERATORS: tuple[str, ...] = (
     "?=", "?!=", "?>", "?>=", "?<", "?<=", "?~", "?!~",
 )  # fmt: skip
 DAY_KEY_FORMAT = "YYYY-MM-DD"
+Normalization = Literal[
+    "trim", "collapse-spaces", "lowercase", "uppercase", "whole-seconds", "milliseconds"
+]  # fmt: skip
+STRING_NORMALIZATIONS: tuple[str, ...] = ("trim", "collapse-spaces", "lowercase", "uppercase")
+DATETIME_NORMALIZATIONS: tuple[str, ...] = ("whole-seconds", "milliseconds")
 
 
 def frozen_map(data: AbcMapping[str, Any] | None = None) -> AbcMapping[str, Any]:
@@ -47,12 +52,16 @@ class Field:
     required: bool = False
     read_only: bool = False
     write_only: bool = False
+    # None: a blank clears the field (the protocol's rule); False: a blank is refused
+    nullable: bool | None = None
     max: int | None = None
     values: tuple[Any, ...] = ()
     values_closed: bool = True
     candidates: tuple[Any, ...] = ()  # values seen but not promised (an open enum)
     entity: str | None = None
     day_key: bool = False
+    normalize: tuple[Normalization, ...] = ()
+    decimals: int | None = None
     on_delete: Literal["restrict", "ignore"] = "restrict"
     upstream_on_delete: str | None = None
     description: str | None = None
@@ -230,6 +239,7 @@ class Serve:
     allowed_origins: tuple[str, ...] = ()
     allowed_hosts: tuple[str, ...] = ()
     credential_hint: str | None = None
+    approvals: Literal["host", "owner"] = "host"
     conventions: AbcMapping[str, str] = field(default_factory=frozen_map)
     rate_limits: RateLimits = RateLimits()
     scan_limit: int = 10_000

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from ._errors import PathPart, Problem, allowed, did_you_mean
+from ._model import DATETIME_NORMALIZATIONS, STRING_NORMALIZATIONS
 
 RESERVED_MODULES = ("data", "identity", "whoami", "context", "tasks", "events")
 _PLACEHOLDER = re.compile(r"\{([^}]*)\}")
@@ -64,6 +65,20 @@ def _check_field(
         problems.append(
             Problem((*path, "max"), f"max is a string length; {ftype} fields take none")
         )
+    if "decimals" in spec and ftype != "number":
+        problems.append(
+            Problem((*path, "decimals"), f"decimals are a number's places; {ftype} has none")
+        )
+    fitting = {"string": STRING_NORMALIZATIONS, "datetime": DATETIME_NORMALIZATIONS}.get(ftype, ())
+    for index, rule in enumerate(spec.get("normalize", ())):
+        if rule not in fitting:
+            problems.append(
+                Problem(
+                    (*path, "normalize", index),
+                    f"{rule!r} does not apply to {ftype}"
+                    + (f"; for {ftype}: {allowed(list(fitting))}" if fitting else ""),
+                )
+            )
     if not is_param:
         if spec.get("readOnly") and spec.get("writeOnly"):
             problems.append(Problem(path, "a field cannot be both readOnly and writeOnly"))

@@ -57,12 +57,19 @@ REGISTRY: dict[str, ErrorSpec] = {
     "operation_failed": ErrorSpec(500, "maybe", "The operation failed."),
     "payload_too_large": ErrorSpec(413, "no", "The request body is too large."),
     "adapter_error": ErrorSpec(500, "maybe", "Unexpected error in the runtime."),
-    # extensions: jobs of the older protocol text, and refs checked before a write
+    # extensions: jobs of the older protocol text, refs checked before a write, bodies and
+    # queries refused whole, approvals decided by the owner (docs/protocol.md)
     "job_not_found": ErrorSpec(404, "no", "No such job."),
     "writes_not_verified": ErrorSpec(
         403, "no", "This app's mapping is verified for reads only; writes are refused."
     ),
     "invalid_ref": ErrorSpec(400, "no", "A reference names no existing record."),
+    "invalid_json": ErrorSpec(400, "no", "The request body is not one JSON object."),
+    "invalid_query": ErrorSpec(400, "no", "A query parameter is not one this route takes."),
+    "approval_pending": ErrorSpec(
+        428, "later", "The owner has not approved this call yet; ask them, then call again."
+    ),
+    "approval_denied": ErrorSpec(403, "no", "The owner denied this call."),
     # upstream failures (ARCHITECTURE §6), translated in runtime.upstream only
     "upstream_unavailable": ErrorSpec(502, "later", "The upstream app cannot be reached."),
     "upstream_timeout": ErrorSpec(504, "yes", "The upstream app did not answer in time."),

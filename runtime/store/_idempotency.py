@@ -45,9 +45,9 @@ class IdempotencyMixin(StoreBase):
             if self._insert_if_absent(conn, insert(keys).values(row)):
                 return IdemState("fresh")
             held = conn.execute(
-                select(keys.c.record_id, keys.c.operation, keys.c.completed_at).where(
-                    self._pk(app_id, scope, key)
-                )
+                select(
+                    keys.c.record_id, keys.c.operation, keys.c.completed_at, keys.c.outcome
+                ).where(self._pk(app_id, scope, key))
             ).first()
         if held is None:
             # the holder released it between our insert and our read: the
@@ -55,7 +55,9 @@ class IdempotencyMixin(StoreBase):
             return IdemState("pending")
         if held.completed_at is None:
             return IdemState("pending")
-        return IdemState("done", record_id=held.record_id, operation=held.operation)
+        return IdemState(
+            "done", record_id=held.record_id, operation=held.operation, outcome=held.outcome
+        )
 
     def complete_idempotency_key(
         self,
@@ -65,13 +67,19 @@ class IdempotencyMixin(StoreBase):
         record_id: str | None = None,
         operation: str | None = None,
         *,
+        outcome: str | None = None,
         ttl_seconds: int = DAY,
     ) -> None:
-        """Record success; replays get a 409 for `ttl_seconds` from now."""
+        """Record the first request's end; replays get a 409 for `ttl_seconds` from now.
+
+        `outcome` is None for a success; `unknown` or `partial` keep the key after a
+        failure that may have written, so a retry cannot write a second time.
+        """
         now = self._now()
         values = {
             "record_id": record_id,
             "operation": operation,
+            "outcome": outcome,
             "completed_at": now,
             "expires_at": now + timedelta(seconds=ttl_seconds),
         }

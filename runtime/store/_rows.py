@@ -30,12 +30,15 @@ class IdemState:
 
     `fresh`: the caller now holds the key and must complete or release it.
     `pending`: another request holds it and has not finished.
-    `done`: a request already succeeded with it; replay is a 409.
+    `done`: a request already used it; replay is a 409. `outcome` is None when that
+    request succeeded, `unknown` when it was sent and may have been carried out,
+    `partial` when it landed but not as asked.
     """
 
     status: Literal["fresh", "pending", "done"]
     record_id: str | None = None
     operation: str | None = None
+    outcome: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,8 +90,10 @@ idempotency_keys = Table(
     Column("operation", Text, nullable=True),
     Column("created_at", UTCDateTime, nullable=False),
     Column("expires_at", UTCDateTime, nullable=False),
-    # NULL while the first request still runs; set once it succeeded
+    # NULL while the first request still runs; set once it succeeded, or once it
+    # failed after the upstream may have applied it (then `outcome` says how)
     Column("completed_at", UTCDateTime, nullable=True),
+    Column("outcome", Text, nullable=True),
     Index(None, "app_id", "expires_at"),
 )
 
@@ -104,6 +106,9 @@ approvals = Table(
     Column("issued_at", UTCDateTime, nullable=False),
     Column("expires_at", UTCDateTime, nullable=False),
     Column("used_at", UTCDateTime, nullable=True),
+    Column("args", JSON(none_as_null=True), nullable=True),
+    Column("decision", Text, nullable=True),
+    Column("decided_at", UTCDateTime, nullable=True),
 )
 
 receipts = Table(

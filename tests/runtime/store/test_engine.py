@@ -49,7 +49,39 @@ def test_migrations_create_every_table_on_an_empty_database(store_url: str) -> N
         assert set(inspect(engine).get_table_names()) >= TABLES
     finally:
         engine.dispose()
-    assert _version(store_url) == ["0001"]
+    assert _version(store_url) == ["0002"]
+
+
+def test_a_first_revision_store_is_upgraded_with_its_data(store_url: str) -> None:
+    """A store written before idempotency outcomes existed opens, keeps its keys, and
+    reads them as plain successes."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    engine = create_engine(parse_url(store_url))
+    try:
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "0001")
+            conn.execute(
+                text(
+                    "INSERT INTO a2app_idempotency_keys (app_id, scope, key, record_id, "
+                    "created_at, expires_at, completed_at) VALUES ('app', 'cards', 'k1', "
+                    "'rec_1', :now, :later, :now)"
+                ),
+                {"now": "2026-01-01 00:00:00", "later": "2999-01-01 00:00:00"},
+            )
+    finally:
+        engine.dispose()
+    store = Store.open(store_url)
+    try:
+        held = store.reserve_idempotency_key("app", "cards", "k1")
+    finally:
+        store.close()
+    assert (held.status, held.record_id, held.outcome) == ("done", "rec_1", None)
+    assert _version(store_url) == ["0002"]
 
 
 def test_reopening_changes_nothing_and_keeps_the_data(
@@ -60,7 +92,7 @@ def test_reopening_changes_nothing_and_keeps_the_data(
     first.close()
     again = open_store()
     assert [g.id for g in again.list_grants()] == ["cred_a"]
-    assert _version(store_url) == ["0001"]
+    assert _version(store_url) == ["0002"]
 
 
 def test_migrated_schema_matches_the_model(store: Store, store_url: str) -> None:
@@ -92,7 +124,7 @@ def test_concurrent_first_opens_all_succeed(store_url: str) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
-    assert _version(store_url) == ["0001"]
+    assert _version(store_url) == ["0002"]
 
 
 def _open_in_process(url: str, start: Any) -> None:
