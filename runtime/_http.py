@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 from urllib.parse import unquote
@@ -44,8 +43,9 @@ def segments(request: Request, prefix: str) -> list[str]:
     return [unquote(part) for part in rest.split("/")] if rest else []
 
 
-async def read_body(request: Request) -> dict[str, Any] | None:
-    """The JSON body, capped at 5 MiB; unparsable text becomes `__unparsed__` (§4.1)."""
+async def read_body(request: Request) -> bytes:
+    """The raw body, capped at 5 MiB (§4.1); parsed later, where the guard runs, so a
+    malformed body is refused in the protocol's order (after the rate gate and authorisation)."""
     chunks = []
     size = 0
     async for chunk in request.stream():
@@ -57,14 +57,7 @@ async def read_body(request: Request) -> dict[str, Any] | None:
                 limitBytes=BODY_LIMIT,
             )
         chunks.append(chunk)
-    text = b"".join(chunks).decode("utf-8", errors="replace")
-    if not text.strip():
-        return None
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        return {"__unparsed__": text}
-    return parsed if isinstance(parsed, dict) else {"__unparsed__": text}
+    return b"".join(chunks)
 
 
 class StripTrailingSlash:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Mapping as AbcMapping
 from dataclasses import replace
@@ -26,6 +25,7 @@ from runtime.query import (
 )
 from runtime.query._plan import Plan, plan
 
+from ._fanout import bounded
 from ._http import log
 from ._related import Related, ref_paths
 from ._state import RuntimeState
@@ -44,7 +44,7 @@ async def lookup_labels(
     state: RuntimeState, target: Entity, ids: list[str]
 ) -> list[dict[str, Any]]:
     """`{id, label}` per id; a dangling id is still listed, with label null."""
-    records = await asyncio.gather(*(state.upstream.get_record(target, i) for i in ids))
+    records = await bounded(state.fanout, (state.upstream.get_record(target, i) for i in ids))
     return [
         {"id": i, "label": label_of(target, r) if r is not None else None}
         for i, r in zip(ids, records, strict=True)

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping as AbcMapping
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
 from runtime.mapping import Entity
+from runtime.protocol import ProtocolError
 from runtime.protocol._access import Caller
 from runtime.protocol._receipts import operation_receipt, record_receipt
 
 from . import _seen as seen
+from ._fanout import bounded
 from ._state import RuntimeState
 
 HEADER = "X-A2App-Receipt"
@@ -30,7 +31,12 @@ async def _ref_labels(
         for ref in value if isinstance(value, list) else [value]:
             if ref is not None and ref != "":
                 wanted.append((state.mapping.entities[field.entity or ""], str(ref)))
-    found = await asyncio.gather(*(seen.get_record(state, t, i) for t, i in wanted))
+    try:
+        found = await bounded(state.fanout, (seen.get_record(state, t, i) for t, i in wanted))
+    except ProtocolError:
+        # The write is done and was read back; a label the upstream cannot give now
+        # is shown as the id, never turned into a failure of the write.
+        found = [None] * len(wanted)
     labels: dict[str, str | None] = {}
     for (target, ref), rec in zip(wanted, found, strict=True):
         value = rec.get(target.label) if rec is not None and target.label else None

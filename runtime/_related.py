@@ -15,9 +15,9 @@ from runtime.protocol import ProtocolError
 from runtime.query import And, Compare, Expr, Or, Path, SortItem, SortKey
 
 from ._batch import records_by_id
+from ._fanout import PER_CALL
 from ._state import RuntimeState
 
-CONCURRENCY = 16
 MAX_RELATED = 5_000
 
 
@@ -48,7 +48,7 @@ class Related:
     def __init__(self, state: RuntimeState) -> None:
         self.state = state
         self.cache: dict[tuple[str, str], dict[str, Any] | None] = {}
-        self._gate = asyncio.Semaphore(CONCURRENCY)
+        self._gate = asyncio.Semaphore(PER_CALL)
 
     def lookup(self, entity: str, record_id: str) -> dict[str, Any] | None:
         return self.cache.get((entity, record_id))
@@ -63,7 +63,7 @@ class Related:
             )
 
         async def one(record_id: str) -> None:
-            async with self._gate:
+            async with self._gate, self.state.fanout:
                 self.cache[(target.name, record_id)] = await self.state.upstream.get_record(
                     target, record_id
                 )

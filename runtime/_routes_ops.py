@@ -46,10 +46,8 @@ async def ops_route(request: Request) -> Response:
         )
     target = f"op:{op.name}"
     agent = headers.get("x-a2app-agent") or headers.get("x-lui-agent")
-    args = body or {}
     try:
-        writes.guard(op.params, args, require=True, params=True)
-        await writes.check_refs(state, op.params, args)
+        args = await writes.guarded(state, op.params, body, require=True, params=True)
     except ProtocolError as exc:
         writes.audit(state, caller, target, "rejected", code=exc.code, asserted_agent=agent)
         raise
@@ -63,12 +61,12 @@ async def ops_route(request: Request) -> Response:
         else:
             result = await execute(state, op, args)
     except ProtocolError as exc:
-        idem.release(exc)
+        idem.fail(exc, operation=op.name)
         if exc.code != "approval_required":
             writes.audit(state, caller, target, "rejected", code=exc.code, asserted_agent=agent)
         raise
     except BaseException as exc:
-        idem.release(exc)
+        idem.fail(exc, operation=op.name)
         raise
     idem.complete(operation=op.name)
     if not op.read_only and op.job is None:
@@ -89,7 +87,10 @@ async def _target(
     entity = state.mapping.entities[op.entity]
     for name, param in op.params.items():
         if param.type == "ref" and param.entity == op.entity and args.get(name):
-            record = await state.upstream.get_record(entity, str(args[name]))
+            try:
+                record = await state.upstream.get_record(entity, str(args[name]))
+            except ProtocolError:
+                return None  # the call is done; a receipt without the record still says so
             return (entity, record) if record is not None else None
     return None
 

@@ -29,7 +29,7 @@ async def records_route(request: Request) -> Response:
     if len(parts) not in (2, 3) or parts[1] != "records" or "" in parts:
         raise ProtocolError("not_found")
     # The transport reads (and caps) the body before anything else looks at it.
-    body = await read_body(request) if request.method not in ("GET", "HEAD") else None
+    body = await read_body(request) if request.method not in ("GET", "HEAD") else b""
     headers = headers_of(request)
     writes.metered(state, headers, "data", audited=request.method not in ("GET", "HEAD"))
     entity = state.mapping.entities.get(parts[0])
@@ -85,7 +85,7 @@ async def _write(
     caller: Caller,
     method: str,
     record_id: str | None,
-    body: dict[str, Any] | None,
+    body: bytes,
     headers: dict[str, str],
 ) -> tuple[dict[str, Any], str]:
     if method == "DELETE":
@@ -99,8 +99,9 @@ async def _write(
     idem = writes.Idempotency(state, scope, key)
     idem.reserve()
     try:
-        writes.guard(entity.fields, body, require=method == "POST", write_allow=entity.write_allow)
-        values = body or {}
+        values = await writes.guarded(
+            state, entity.fields, body, require=method == "POST", write_allow=entity.write_allow
+        )
         if method == "POST":
             # A POST to .../records/{id} is a create: the path id is ignored (§9.3).
             stored = await writes.create(state, entity, values)
@@ -109,7 +110,7 @@ async def _write(
         else:
             stored = await writes.update(state, entity, record_id, values)
     except BaseException as exc:
-        idem.release(exc)
+        idem.fail(exc)
         raise
     idem.complete(record_id=str(stored["id"]))
     verb = "Created" if method == "POST" else "Updated"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from runtime.mapping import Mapping
 from runtime.protocol import schema_version
 
+from ._fanout import process_gate
 from ._security import RateLimiter, Security
 
 if TYPE_CHECKING:
@@ -27,6 +29,7 @@ class RuntimeState:
     audit_file: Path | None = None
     jobs: Any = None  # the JobRunner, set when the app is built
     describe_cache: dict[tuple[Any, ...], bytes] = field(default_factory=dict)
+    fanout: asyncio.Semaphore = field(default_factory=process_gate)
     security: Security = field(init=False)
     limiter: RateLimiter = field(init=False)
     schema_version: str = field(init=False)

@@ -5,28 +5,29 @@ Nothing is reported done that a fresh read of the upstream does not show.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from collections.abc import Mapping as AbcMapping
 from typing import Any
 
 from runtime.mapping import Entity, Field
-from runtime.protocol import ProtocolError
-from runtime.protocol._access import Caller
-from runtime.protocol._guard import (
+from runtime.protocol import (
+    ProtocolError,
     Violation,
     check,
     guard_error,
-    is_blank,
     not_stored_error,
+    parse_body,
     read_back,
+    ref_ids,
 )
+from runtime.protocol._access import Caller
 from runtime.query import Compare, Literal, Path
 from runtime.query._native import native_filter
 
 from . import _seen as seen
 from ._clock import server_now
+from ._fanout import bounded
 from ._security import rate_key
 from ._state import RuntimeState
 
@@ -35,7 +36,14 @@ REFERENCE_EXAMPLES = 10
 
 
 class Idempotency:
-    """One `Idempotency-Key` for the life of a request: reserved, then kept or freed."""
+    """One `Idempotency-Key` for the life of a request: reserved, then kept or freed.
+
+    A key is freed only when nothing can have been written: the request failed
+    before the upstream write was sent, or the upstream refused it. After any
+    failure the write may have survived, the key is kept with what is known (the
+    record id, or that the outcome is unknown), so a retry answers 409 instead of
+    writing a second time.
+    """
 
     def __init__(self, state: RuntimeState, scope: str, key: str | None) -> None:
         self.state, self.scope, self.key = state, scope, key
@@ -56,10 +64,41 @@ class Idempotency:
             extra["id"] = found.record_id
         if found.operation is not None:
             extra["operation"] = found.operation
-        still = " is still in progress" if found.status == "pending" else " was already used"
-        raise ProtocolError("duplicate_request", f"Idempotency key {self.key!r}{still}.", **extra)
+        if found.status == "pending":
+            said = " is still in progress"
+        elif found.outcome == "unknown":
+            extra["outcomeUnknown"] = True
+            said = (
+                " was used by a request that may or may not have been carried out; "
+                "read the upstream's state before retrying with a new key"
+            )
+        elif found.outcome == "partial":
+            said = " was used by a write that landed, but not as asked"
+        else:
+            said = " was already used"
+        raise ProtocolError("duplicate_request", f"Idempotency key {self.key!r}{said}.", **extra)
 
     def complete(self, *, record_id: str | None = None, operation: str | None = None) -> None:
+        self._finish(record_id=record_id, operation=operation, outcome=None)
+
+    def fail(self, exc: BaseException, *, operation: str | None = None) -> None:
+        """After a failed first call: keep the key if the write may have landed, else free it."""
+        if not (self.held and self.key):
+            return
+        extra = exc.extra if isinstance(exc, ProtocolError) else {}
+        record_id = extra.get("id")
+        if isinstance(exc, ProtocolError) and exc.code == "not_stored":
+            self._finish(record_id=record_id, operation=operation, outcome="partial")
+        elif extra.get("outcomeUnknown") or not isinstance(exc, Exception):
+            # Cancelled mid-call (the client went away) counts as unknown too.
+            self._finish(record_id=record_id, operation=operation, outcome="unknown")
+        else:
+            self.state.store.release_idempotency_key(
+                self.state.mapping.app.id, self.scope, self.key
+            )
+            self.held = False
+
+    def _finish(self, *, record_id: str | None, operation: str | None, outcome: str | None) -> None:
         if self.held and self.key:
             self.state.store.complete_idempotency_key(
                 self.state.mapping.app.id,
@@ -67,20 +106,7 @@ class Idempotency:
                 self.key,
                 record_id=record_id,
                 operation=operation,
-            )
-            self.held = False
-
-    def release(self, exc: BaseException | None = None) -> None:
-        """Free the key after a failed first call, unless the write may have landed.
-
-        A write that was sent and went unanswered keeps its reservation until the
-        lease ends, so a retry with the same key cannot create a second record.
-        """
-        if isinstance(exc, ProtocolError) and exc.extra.get("outcomeUnknown"):
-            return
-        if self.held and self.key:
-            self.state.store.release_idempotency_key(
-                self.state.mapping.app.id, self.scope, self.key
+                outcome=outcome,
             )
             self.held = False
 
@@ -136,32 +162,45 @@ def metered(state: RuntimeState, headers: dict[str, str], klass: str, *, audited
         raise
 
 
-def guard(
-    fields: AbcMapping[str, Field], body: Any, *, require: bool, write_allow: tuple[str, ...] = (),
+async def guarded(
+    state: RuntimeState,
+    fields: AbcMapping[str, Field],
+    raw: bytes | None,
+    *,
+    require: bool,
+    write_allow: tuple[str, ...] = (),
     params: bool = False,
-) -> None:  # fmt: skip
-    violations = check(fields, body if body is not None else {}, require=require,
-                       write_allow=write_allow, params=params)  # fmt: skip
-    if violations:
-        raise guard_error(violations, server_now())
+) -> dict[str, Any]:
+    """The body, parsed and guarded, with every violation (dangling refs too) in one 400."""
+    body = (parse_body(raw) if raw else None) or {}
+    found = check(fields, body, require=require, write_allow=write_allow, params=params)
+    if not any(v.code == "invalid_ref" and v.expected.startswith("at most") for v in found):
+        # Ids the guard found malformed are not read: they name nothing by construction.
+        refused = {v.field for v in found}
+        found += await _dangling(state, fields, body, refused)
+    if found:
+        order = {key: n for n, key in enumerate(body)}
+        found.sort(key=lambda v: (v.code == "missing_required", order.get(v.field, len(order))))
+        raise guard_error(found, server_now())
+    return body
 
 
-async def check_refs(
-    state: RuntimeState, fields: AbcMapping[str, Field], body: AbcMapping[str, Any]
-) -> None:
+async def _dangling(
+    state: RuntimeState, fields: AbcMapping[str, Field], body: AbcMapping[str, Any],
+    refused: set[str],
+) -> list[Violation]:  # fmt: skip
     """A ref that names no record is refused before the upstream sees the write."""
     wanted: list[tuple[Field, Any, str]] = []
     for name, value in body.items():
         field = fields.get(name)
-        if field is None or not field.is_ref or field.entity is None or is_blank(value):
+        if field is None or field.entity is None or name in refused:
             continue
-        ids = value if isinstance(value, list) else [value]
-        wanted.extend((field, value, str(i)) for i in ids)
+        wanted.extend((field, value, ref) for ref in dict.fromkeys(ref_ids(field, value)))
     if not wanted:
-        return
+        return []
     entities = state.mapping.entities
-    found = await asyncio.gather(
-        *(seen.get_record(state, entities[f.entity or ""], i) for f, _, i in wanted)
+    found = await bounded(
+        state.fanout, (seen.get_record(state, entities[f.entity or ""], i) for f, _, i in wanted)
     )
     violations: list[Violation] = []
     reported: set[str] = set()
@@ -173,12 +212,10 @@ async def check_refs(
                     "invalid_ref", field.name, f"the id of an existing {field.entity} record", value
                 )
             )
-    if violations:
-        raise guard_error(violations, server_now())
+    return violations
 
 
 async def create(state: RuntimeState, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
-    await check_refs(state, entity.fields, body)
     written = await state.upstream.create_record(entity, _declared_only(entity, body))
     record_id = str(written["id"])
     return await _read_back(state, entity, record_id, body)
@@ -187,7 +224,6 @@ async def create(state: RuntimeState, entity: Entity, body: dict[str, Any]) -> d
 async def update(
     state: RuntimeState, entity: Entity, record_id: str, body: dict[str, Any]
 ) -> dict[str, Any]:
-    await check_refs(state, entity.fields, body)
     written = await state.upstream.update_record(entity, record_id, _declared_only(entity, body))
     if written is None:
         raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
@@ -199,10 +235,20 @@ def _declared_only(entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if k in entity.fields or k in entity.write_allow}
 
 
+_UNREAD = (
+    "The write was answered, but the record could not be read back: read it before "
+    "reporting the write as done or retrying it."
+)
+
+
 async def _read_back(
     state: RuntimeState, entity: Entity, record_id: str, body: dict[str, Any]
 ) -> dict[str, Any]:
-    stored = await state.upstream.get_record(entity, record_id)
+    """A fresh read of what was stored, compared value by value with what was asked."""
+    try:
+        stored = await state.upstream.get_record(entity, record_id)
+    except ProtocolError as exc:
+        raise exc.adding(_UNREAD, id=record_id, outcomeUnknown=True) from exc
     if stored is None:
         raise ProtocolError(
             "not_stored",
@@ -211,9 +257,9 @@ async def _read_back(
             violations=[],
             id=record_id,
         )
-    missing = read_back(entity.fields, body, stored)
-    if missing:
-        raise not_stored_error(entity.name, record_id, missing)
+    differences = read_back(entity.fields, body, stored)
+    if differences:
+        raise not_stored_error(entity.name, record_id, differences)
     return stored
 
 

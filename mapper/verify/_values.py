@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from runtime.mapping import Entity, Field
-from runtime.protocol import Violation, check
+from runtime.protocol import Violation, check, stored_as_sent
 
 from ._subjects import TAG_PREFIX, tag_field
 
@@ -118,39 +117,7 @@ def type_violation(field: Field, value: Any) -> Violation | None:
     return None
 
 
-def _instant(value: Any) -> dt.datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = dt.datetime.fromisoformat(value.replace(" ", "T"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def same(field: Field, sent: Any, stored: Any) -> bool:
-    """Did the upstream store what was sent, compared as the field's declared type?"""
-    if sent is None or sent == "":
-        return stored is None or stored == "" or stored == []
-    kind = field.type
-    if kind == "number":
-        return _number(sent) is not None and _number(sent) == _number(stored)
-    if kind == "datetime":
-        return _instant(sent) is not None and _instant(sent) == _instant(stored)
-    if kind in ("list<ref>", "list<enum>"):
-        if not isinstance(stored, list):
-            return False
-        return sorted(map(str, sent)) == sorted(map(str, stored))
-    if kind in ("ref", "enum"):
-        return stored is not None and str(sent) == str(stored)
-    return bool(sent == stored)
+    """Did the upstream store what was sent? The runtime's own read-back rule, so what
+    is verified is what is served."""
+    return stored_as_sent(field, sent, stored)

@@ -1,24 +1,37 @@
 """The A2App protocol: vocabulary, guard rules, errors, fingerprints, describe."""
 
 from ._approval import approval_key as approval_key
+from ._body import Unrepresentable as Unrepresentable
+from ._body import parse_body as parse_body
+from ._body import wire_safe as wire_safe
 from ._errors import REGISTRY as REGISTRY
 from ._errors import ErrorSpec as ErrorSpec
 from ._errors import ProtocolError as ProtocolError
 from ._fingerprint import field_doc as field_doc
 from ._fingerprint import schema_version as schema_version
+from ._guard import MAX_REFS as MAX_REFS
 from ._guard import Violation as Violation
 from ._guard import check as check
 from ._guard import guard_error as guard_error
-from ._guard import not_stored_error as not_stored_error
-from ._guard import read_back as read_back
+from ._guard import is_blank as is_blank
+from ._guard import ref_ids as ref_ids
+from ._ids import OPAQUE_EXPECTED as OPAQUE_EXPECTED
+from ._ids import steers as steers
 from ._jsjson import canonical_json as canonical_json
 from ._jsjson import compact_json as compact_json
 from ._jsjson import js_length as js_length
 from ._jsjson import js_string as js_string
 from ._jsjson import stable_json as stable_json
+from ._readback import instant as instant
+from ._readback import json_equal as json_equal
+from ._readback import not_stored_error as not_stored_error
+from ._readback import read_back as read_back
+from ._readback import stored_as_sent as stored_as_sent
 
 __all__ = [
-    "REGISTRY", "ErrorSpec", "ProtocolError", "Violation", "approval_key", "canonical_json",
-    "check", "compact_json", "field_doc", "guard_error", "js_length", "js_string",
-    "not_stored_error", "read_back", "schema_version", "stable_json",
+    "MAX_REFS", "OPAQUE_EXPECTED", "REGISTRY", "ErrorSpec", "ProtocolError", "Unrepresentable",
+    "Violation", "approval_key", "canonical_json", "check", "compact_json", "field_doc",
+    "guard_error", "instant", "is_blank", "js_length", "js_string", "json_equal",
+    "not_stored_error", "parse_body", "read_back", "ref_ids", "schema_version", "stable_json",
+    "steers", "stored_as_sent", "wire_safe",
 ]  # fmt: skip

@@ -97,6 +97,13 @@ class ProtocolError(Exception):
         self.extra = extra
         super().__init__(f"{code}: {self.message}")
 
+    def adding(self, note: str = "", **extra: Any) -> ProtocolError:
+        """The same refusal with more said: a sentence appended, extras merged."""
+        message = f"{self.message.rstrip()} {note.strip()}" if note else self.message
+        added = ProtocolError(self.code, message, status=self._status, **{**self.extra, **extra})
+        added.__cause__ = self.__cause__
+        return added
+
     @property
     def status(self) -> int:
         """The registry's status; `usage` alone varies (400, 404, 405) as the protocol says."""

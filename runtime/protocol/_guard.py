@@ -12,6 +12,7 @@ lengths, and `JSON.stringify` for the value quoted in a message.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,10 +20,14 @@ from typing import Any
 
 from runtime.mapping import Field
 
+from ._body import Unrepresentable, bad_text, wire_safe
 from ._errors import ProtocolError
+from ._ids import OPAQUE_EXPECTED, steers
 from ._jsjson import js_json, js_number_text
 
-UNPARSED = "__unparsed__"
+# Ids one write body may name across its ref fields: each is read upstream before
+# the write, so the bound keeps one request from holding the connection pool.
+MAX_REFS = 100
 
 REQUIRED_TEXT = "a non-blank value (required field)"
 NO_WRITABLE_TEXT = "nothing \u2014 no writable fields are declared"
@@ -62,7 +67,8 @@ class Violation:
     got: Any = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "field": self.field, "expected": self.expected, "got": self.got}
+        got = wire_safe(self.got)
+        return {"code": self.code, "field": self.field, "expected": self.expected, "got": got}
 
 
 def _utf16_length(text: str) -> int:
@@ -125,9 +131,90 @@ def _join(values: Sequence[Any], separator: str) -> str:
 
 def _is_number(value: Any) -> bool:
     # bool is an int in Python but never a number on the wire.
-    if isinstance(value, bool):
+    if isinstance(value, bool | Unrepresentable):
         return False
-    return isinstance(value, int | float) or (isinstance(value, str) and is_numeric_text(value))
+    if isinstance(value, int):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    # Numeric text must also be finite: "Infinity" and "1e400" are numbers to
+    # JavaScript, but no upstream stores them (a documented departure from §10.2).
+    return isinstance(value, str) and is_numeric_text(value) and _finite_text(value)
+
+
+def _finite_text(value: str) -> bool:
+    text = value.strip(_JS_SPACE).lstrip("+-")
+    if text.startswith("Infinity"):
+        return False
+    if text[:2].lower() in ("0x", "0o", "0b"):
+        return True
+    return math.isfinite(float(text))
+
+
+# The type's own code for a refused value, and how its valid values read.
+_CODES = {
+    "string": ("invalid_string", "text"),
+    "number": ("invalid_number", "a number"),
+    "boolean": ("invalid_boolean", "true or false"),
+    "datetime": ("invalid_date", "an ISO 8601 date"),
+    "enum": ("invalid_enum", "one of the values"),
+    "list<enum>": ("invalid_enum", "an array of the values"),
+    "ref": ("invalid_ref", "a record id"),
+    "list<ref>": ("invalid_ref", "an array of record ids"),
+    "json": ("invalid_json", "a JSON value"),
+    "binary": ("invalid_json", "a value"),
+}
+_DAY_KEY_CODE = ("invalid_daykey", 'a day key "YYYY-MM-DD"')
+
+
+def _code_of(field: Field, *, day_key: bool) -> tuple[str, str]:
+    return _DAY_KEY_CODE if day_key else _CODES.get(field.type, ("invalid_json", "a value"))
+
+
+def _unstorable(value: Any) -> str | None:
+    """Why a parsed value can reach no upstream as sent, anywhere inside it; None if it can."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Unrepresentable):
+            return "a finite number"
+        if isinstance(node, float) and not math.isfinite(node):
+            return "a finite number"
+        if isinstance(node, str) and bad_text(node):
+            return "text without NUL or unpaired surrogate characters"
+        if isinstance(node, Mapping):
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+    return None
+
+
+def _is_id(value: Any) -> bool:
+    return (isinstance(value, str) and not isinstance(value, Unrepresentable)) or (
+        isinstance(value, int) and not isinstance(value, bool)
+    )
+
+
+def _ref_violation(field: Field, value: Any) -> tuple[str, str] | None:
+    if field.type == "ref":
+        if not _is_id(value):
+            return "invalid_ref", "a record id"
+        ids = [value]
+    else:
+        if not isinstance(value, list | tuple) or not all(_is_id(v) for v in value):
+            return "invalid_ref", "an array of record ids"
+        ids = list(value)
+    if any(isinstance(i, str) and steers(i) for i in ids):
+        return "invalid_ref", OPAQUE_EXPECTED
+    return None
+
+
+def ref_ids(field: Field, value: Any) -> list[str]:
+    """The ids a well-formed ref or list<ref> value names, as strings."""
+    if is_blank(value) or not field.is_ref:
+        return []
+    values = value if isinstance(value, list | tuple) else [value]
+    return [str(v) for v in values]
 
 
 def _in_values(field: Field, value: Any) -> bool:
@@ -138,6 +225,17 @@ def _in_values(field: Field, value: Any) -> bool:
 def _value_violation(field: Field, value: Any, *, day_key: bool) -> tuple[str, str] | None:
     """(code, expected) for a non-blank value of a writable field, or None when it passes."""
     kind = field.type
+    unstorable = _unstorable(value)
+    if unstorable is not None:
+        code, wanted = _code_of(field, day_key=day_key)
+        if code == "invalid_number":
+            return code, "a finite number"
+        if code == "invalid_string":
+            # Bad text is told as such; a number token where text belongs is just not text.
+            return code, unstorable if isinstance(value, str) and bad_text(value) else wanted
+        return code, "a value without NaN, Infinity, NUL or unpaired surrogates"
+    if field.is_ref:
+        return _ref_violation(field, value)
     if kind == "datetime" and not is_date(value):
         return "invalid_date", "an ISO 8601 date"
     if day_key and not is_day_key(value):
@@ -148,7 +246,8 @@ def _value_violation(field: Field, value: Any, *, day_key: bool) -> tuple[str, s
         if field.max is not None and _utf16_length(value) > field.max:
             return "invalid_string", f"text of at most {field.max} characters"
     if kind == "number" and not _is_number(value):
-        return "invalid_number", "a number"
+        infinite = isinstance(value, str) and is_numeric_text(value)
+        return "invalid_number", "a finite number" if infinite else "a number"
     if kind == "boolean" and not isinstance(value, bool) and value not in ("true", "false"):
         return "invalid_boolean", "true or false"
     if kind == "enum" and field.values and not _in_values(field, value):
@@ -180,15 +279,18 @@ def check(
     allowed.
     """
     if not isinstance(body, Mapping):
-        # A non-object body has no keys of its own; name it so the caller sees why.
-        body = {UNPARSED: body}
+        return [Violation("invalid_json", "", "one JSON object of field values", body)]
     by_name = {f.name: f for f in fields.values()}
     allowed = frozenset() if params else frozenset(write_allow)
     writable = [f.name for f in by_name.values() if params or not f.read_only]
     unknown_text = "one of: " + ", ".join(writable) if writable else NO_WRITABLE_TEXT
     out: list[Violation] = []
+    named = 0  # record ids named so far, across the ref fields
     for key, value in body.items():
         if key in allowed:
+            # Passed through unvalidated, as the protocol allows; but still sent.
+            if _unstorable(value) is not None:
+                out.append(Violation("invalid_json", key, _unstorable(value) or "", value))
             continue
         # Plain dict membership: a key named after an object member ("constructor",
         # "__proto__") must never read as a declared field.
@@ -199,13 +301,23 @@ def check(
         if field.read_only and not params:
             out.append(Violation("read_only_field", key, "not writable (server-managed)", value))
             continue
+        day_key = field.day_key and not params
         if is_blank(value):
             if field.required:
                 out.append(Violation("missing_required", key, REQUIRED_TEXT, value))
+            elif field.nullable is False and (value is None or day_key or field.type != "string"):
+                code, expected = _code_of(field, day_key=day_key)
+                out.append(Violation(code, key, f"{expected} (not null)", value))
             continue
-        failed = _value_violation(field, value, day_key=field.day_key and not params)
+        failed = _value_violation(field, value, day_key=day_key)
         if failed is not None:
             out.append(Violation(failed[0], key, failed[1], value))
+        elif field.is_ref:
+            count = len(ref_ids(field, value))
+            named += count
+            if named > MAX_REFS:
+                expected = f"at most {MAX_REFS} record ids in one write"
+                out.append(Violation("invalid_ref", key, expected, value))
     if require:
         for field in by_name.values():
             if field.required and (params or not field.read_only) and field.name not in body:
@@ -238,38 +350,4 @@ def guard_error(violations: Sequence[Violation], server_now: str) -> ProtocolErr
         expected=first.expected,
         got=first.got,
         violations=[v.as_dict() for v in violations],
-    )
-
-
-def read_back(
-    fields: Mapping[str, Field], body: Mapping[str, Any], stored: Mapping[str, Any]
-) -> list[str]:
-    """Names of requested non-blank values the stored record shows as blank, in body order.
-
-    Deliberately conservative: only "asked for something, stored nothing" counts,
-    so a stored `false`/`0` or a re-formatted timezone is never a divergence.
-    Write-only fields are never returned by an upstream, so they are exempt.
-    """
-    if not isinstance(body, Mapping):
-        return []
-    by_name = {f.name: f for f in fields.values()}
-    missing: list[str] = []
-    for key, requested in body.items():
-        field = by_name.get(key) if isinstance(key, str) else None
-        if field is None or field.read_only or field.write_only or is_blank(requested):
-            continue
-        if is_blank(stored.get(key)):
-            missing.append(key)
-    return missing
-
-
-def not_stored_error(entity_name: str, record_id: str, missing: Sequence[str]) -> ProtocolError:
-    """422 `not_stored`: the write happened but did not take; the client must not call it done."""
-    names = ", ".join(missing)
-    return ProtocolError(
-        "not_stored",
-        f"Rejected by a2app (not_stored): the upstream app did not store {names} "
-        f'on {entity_name} record "{record_id}". Do NOT report this write as done.',
-        violations=[{"code": "not_stored", "field": name} for name in missing],
-        id=record_id,
     )

@@ -4,7 +4,6 @@ pagination strategies, filter dialects, and foreign failures translated at one b
 
 from ._client import UpstreamClient as UpstreamClient
 from ._confine import BaseUrl as BaseUrl
-from ._confine import is_dot_segment as is_dot_segment
 from ._dialect_jsonserver import JsonServerDialect as JsonServerDialect
 from ._dialects import DIALECTS as DIALECTS
 from ._dialects import Dialect as Dialect
@@ -36,7 +35,6 @@ __all__ = [
     "dialect_for",
     "encode_filter",
     "fill_path",
-    "is_dot_segment",
     "operation_request",
     "retry_after",
     "sort_params",

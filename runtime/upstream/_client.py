@@ -19,13 +19,13 @@ import httpx
 
 from runtime.mapping import Entity, Upstream
 from runtime.mapping import Mapping as MappingModel
-from runtime.protocol import ProtocolError
+from runtime.protocol import ProtocolError, steers
 
-from ._confine import BaseUrl, is_dot_segment
+from ._confine import BaseUrl
 from ._dialects import Dialect, dialect_for
 from ._pagination import Answer, style_for
 from ._records import dig, id_text, to_protocol, to_upstream, write_wrap
-from ._translate import NOT_FOUND, interpret, shape_error, translating
+from ._translate import NOT_FOUND, answered_write, interpret, shape_error, translating
 from ._walk import Page, Pager, Scan, with_params
 from ._wire import Secrets, WireTransport
 
@@ -147,8 +147,8 @@ class UpstreamClient:
         return self._pager.scan(entity, url, limit=limit)
 
     async def get_record(self, entity: Entity, id: str | int) -> dict[str, Any] | None:
-        if is_dot_segment(id):
-            return None  # `.` and `..` name no record: as a path they name the collection
+        if steers(str(id)):
+            return None  # no record has such an id: as a path it would name another resource
         body = await self._exchange(
             "GET", self._detail(entity, id), entity=entity, not_found_is_none=True
         )
@@ -161,14 +161,15 @@ class UpstreamClient:
         self._allowed(entity, entity.write.create, "create")
         url = self._join(entity.path)
         answer = await self._send("POST", url, json=self._payload(entity, body))
-        result = self._interpret(answer, entity)
-        location = answer.headers.get("location")
-        if result is None and location:
-            # An empty 201 names the new record in Location; read it from there.
-            with translating(f"POST {url.path}"):
-                created = self.base.follow(location, answer.url)
-            result = await self._exchange("GET", created, entity=entity)
-        return self._record(entity, result)
+        with answered_write(answer):
+            result = self._interpret(answer, entity)
+            location = answer.headers.get("location")
+            if result is None and location:
+                # An empty 201 names the new record in Location; read it from there.
+                with translating(f"POST {url.path}"):
+                    created = self.base.follow(location, answer.url)
+                result = await self._exchange("GET", created, entity=entity)
+            return self._record(entity, result)
 
     async def update_record(
         self, entity: Entity, id: str | int, body: Mapping[str, Any]
@@ -189,22 +190,23 @@ class UpstreamClient:
                 if not field.read_only and not field.write_only
             }
             changes = kept | changes
-        result = await self._exchange(
-            method or "PATCH", self._detail(entity, id), json=self._payload(entity, changes),
-            entity=entity, not_found_is_none=True,
-        )  # fmt: skip
-        if result is NOT_FOUND:
-            return None
-        if result is None:
-            return await self.get_record(entity, id)  # 204: read back what was stored
-        return self._record(entity, result)
+        answer = await self._send(
+            method or "PATCH", self._detail(entity, id), json=self._payload(entity, changes)
+        )
+        with answered_write(answer):
+            result = self._interpret(answer, entity, not_found_is_none=True)
+            if result is NOT_FOUND:
+                return None
+            if result is None:
+                return await self.get_record(entity, id)  # 204: read back what was stored
+            return self._record(entity, result)
 
     async def delete_record(self, entity: Entity, id: str | int) -> dict[str, Any] | None:
         """DELETE the record: the upstream's last view of it, or ``{"id": …}``; None on 404."""
         self._allowed(entity, entity.write.delete, "delete")
-        result = await self._exchange(
-            "DELETE", self._detail(entity, id), entity=entity, not_found_is_none=True
-        )
+        answer = await self._send("DELETE", self._detail(entity, id))
+        with answered_write(answer):
+            result = self._interpret(answer, entity, not_found_is_none=True)
         if result is NOT_FOUND:
             return None
         item = dig(result, self.upstream.item_envelope) if self.upstream.item_envelope else result
@@ -228,7 +230,11 @@ class UpstreamClient:
         if method not in METHODS:
             raise ValueError(f"unsupported method {method!r}")
         url = self._join(path, params)
-        return await self._exchange(method, url, json=json, entity=entity)
+        answer = await self._send(method, url, json=json)
+        if method in ("GET", "HEAD", "OPTIONS"):
+            return self._interpret(answer, entity)
+        with answered_write(answer):
+            return self._interpret(answer, entity)
 
     # ------------------------------------------------------------------ helpers
 
@@ -237,7 +243,7 @@ class UpstreamClient:
             return with_params(self.base.join(path), params)
 
     def _detail(self, entity: Entity, id: str | int) -> httpx.URL:
-        if is_dot_segment(id):
+        if steers(str(id)):
             raise ProtocolError("record_not_found", f"No {entity.name} record {str(id)!r}.")
         return self._join(entity.detail_path.replace("{id}", quote(str(id), safe="")))
 

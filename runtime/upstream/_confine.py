@@ -77,8 +77,3 @@ class BaseUrl:
     def check(self, url: httpx.URL) -> None:
         if not self.contains(url):
             raise OutsideUpstream(url.host)
-
-
-def is_dot_segment(value: object) -> bool:
-    """`.` and `..` cannot travel as one path segment: servers resolve them, even encoded."""
-    return str(value) in (".", "..")

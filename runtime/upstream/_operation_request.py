@@ -13,10 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from runtime.mapping import Request
-from runtime.protocol import ProtocolError, js_string
-from runtime.protocol._guard import is_blank
-
-from ._confine import is_dot_segment
+from runtime.protocol import OPAQUE_EXPECTED, ProtocolError, is_blank, js_string, steers
 
 _PLACEHOLDER = re.compile(r"\{([^}]*)\}")
 
@@ -32,15 +29,16 @@ class OperationRequest:
 def fill_path(path: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """Each placeholder becomes exactly one encoded segment; returns the unused args.
 
-    A blank value, `.` or `..` is refused: it would name another resource.
+    A blank value, or one that could leave its segment (`.`, `..`, a slash, even
+    encoded), is refused: it would name another resource.
     """
     rest = dict(args)
     for name in _PLACEHOLDER.findall(path):
         value = args.get(name)
-        if is_blank(value) or is_dot_segment(js_string(value)):
+        if is_blank(value) or steers(js_string(value)):
             raise ProtocolError(
                 "usage",
-                f"The path parameter {name!r} needs a value other than blank, '.' or '..'.",
+                f"The path parameter {name!r} needs {OPAQUE_EXPECTED}, and not blank.",
                 field=name,
             )
         path = path.replace("{" + name + "}", quote(js_string(value), safe=""))

@@ -20,8 +20,16 @@ foreign exception so the cause stays in tracebacks, never in the message::
     ├─ 429 ────────────────────────────────────── upstream_rate_limited (429), retryAfterSeconds
     └─ 5xx, 404 elsewhere, other 3xx/4xx ──────── upstream_error (502)
 
-Messages never carry the runtime's credentials nor the raw foreign body: at most a
-short, redacted excerpt, and none at all for 401/403.
+Messages never carry the runtime's credentials nor any of the foreign body's own
+text: a failed or unexpected answer is told by its status, content type, method and
+path; a refusal adds only the field names and messages its dialect parsed, each
+redacted and capped. An upstream's error page may echo anything, credentials
+included, in encodings no redaction can foresee.
+
+A write the upstream may have carried out although the exchange failed (no answer,
+a 5xx, an answer that cannot be read) is marked `outcomeUnknown: true` by
+`answered_write`, so that the caller keeps its idempotency key and nobody retries
+it blindly.
 """
 
 from __future__ import annotations
@@ -122,37 +130,35 @@ def retry_after(value: str | None, *, now: dt.datetime | None = None) -> int:
     return max(0, math.ceil(seconds))
 
 
-_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.DOTALL | re.IGNORECASE)
+_TYPE = re.compile(r"[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+")
 
 
-def excerpt(response: httpx.Response, secrets: Secrets) -> str:
-    """A short, readable, redacted piece of a failing answer, for diagnosis."""
-    text = response.content[:4000].decode("utf-8", "replace")
-    if "html" in response.headers.get("content-type", "").lower() or text.lstrip().startswith("<"):
-        text = _TAGS.sub(" ", text)
-    text = clean_text(text, secrets)
-    return f": {text}" if text else ""
+def content_kind(response: httpx.Response) -> str:
+    """The answer's media type alone (no parameters, nothing the upstream wrote freely)."""
+    media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return media if _TYPE.fullmatch(media) else ("no content type" if not media else "unknown")
 
 
-def _json(response: httpx.Response, what: str, secrets: Secrets) -> Any:
+def _json(response: httpx.Response, what: str) -> Any:
     content_type = response.headers.get("content-type", "").lower()
     if not response.content.strip():
         return None
     if "html" in content_type:
-        raise shape_error(f"an HTML page instead of JSON ({what}){excerpt(response, secrets)}")
+        raise shape_error(f"an HTML page instead of JSON ({what})")
     try:
         return json.loads(response.content)
-    except (ValueError, UnicodeDecodeError):
-        raise shape_error(
-            f"{content_type or 'a body'} that is not JSON ({what}){excerpt(response, secrets)}"
-        ) from None
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise shape_error(f"{content_kind(response)} that is not JSON ({what})") from None
 
 
 def _try_json(response: httpx.Response) -> Any:
+    # Only JSON is read for field errors: free text (an error page) may echo anything.
+    if "html" in response.headers.get("content-type", "").lower():
+        return None
     try:
         return json.loads(response.content)
-    except (ValueError, UnicodeDecodeError):
-        return response.content[:4000].decode("utf-8", "replace")
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
 
 
 def interpret(
@@ -168,7 +174,7 @@ def interpret(
     """The parsed JSON of a successful answer, `NOT_FOUND`, or a `ProtocolError`."""
     status = response.status_code
     if 200 <= status < 300:
-        return _json(response, what, secrets)
+        return _json(response, what)
     if status in (401, 403):
         # No excerpt: an auth failure page may describe or echo the credentials.
         raise ProtocolError(
@@ -202,5 +208,21 @@ def interpret(
         )
     raise ProtocolError(
         "upstream_error",
-        f"The upstream app answered HTTP {status} ({what}){excerpt(response, secrets)}",
+        f"The upstream app answered HTTP {status} ({content_kind(response)}) to {what}.",
     )
+
+
+# Answers to a write that prove it was not carried out: a refusal, or no such route.
+_NOT_WRITTEN = REJECTED_STATUSES | {401, 403, 404, 405, 410, 429, 501}
+
+
+@contextmanager
+def answered_write(response: httpx.Response) -> Iterator[None]:
+    """Around reading the answer to a write: a failure the write may have survived
+    (a 5xx, an unreadable 2xx, a read that follows it) is marked `outcomeUnknown`."""
+    try:
+        yield
+    except ProtocolError as exc:
+        if response.status_code in _NOT_WRITTEN or exc.extra.get("outcomeUnknown"):
+            raise
+        raise exc.adding(UNKNOWN_NOTE, outcomeUnknown=True) from exc

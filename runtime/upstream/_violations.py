@@ -178,6 +178,6 @@ def violations(
         text = clean(message)
         if not text:
             continue
-        field = protocol_field(entity, path, wrap) if path else None
+        field = clean(protocol_field(entity, path, wrap)) if path else None
         out.append({"code": "upstream_rejected", "field": field, "expected": text})
     return out

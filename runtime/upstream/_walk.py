@@ -4,6 +4,10 @@ Both walk the upstream's own pages with the style of the mapping. The walk refus
 an upstream that sends a link it already sent, or a page of records it already
 sent, instead of looping forever; a scan reports when its bound cut the listing
 short so the caller can refuse rather than answer with a silent truncation.
+
+A listing is complete or refused: a next link that fails, or a walk that ends with
+fewer records than the upstream said it holds, or whose count moves by more than
+a few records while it runs, is an error, never an answer with one record missing.
 """
 
 from __future__ import annotations
@@ -59,6 +63,19 @@ def _looping(entity: Entity, what: str) -> ProtocolError:
     )
 
 
+def _incomplete(entity: Entity, what: str) -> ProtocolError:
+    return ProtocolError(
+        "upstream_error",
+        f"The {entity.name} listing could not be read to its end: {what}. Nothing was "
+        "answered from part of it.",
+    )
+
+
+def _drift_bound(total: int) -> int:
+    """How far the upstream's count may move during one walk (concurrent writes)."""
+    return max(2, total // 100)
+
+
 class Pager:
     def __init__(self, style: Style, fetch: Fetch, max_size: int | None) -> None:
         self.style = style
@@ -80,6 +97,8 @@ class Pager:
         requested: set[str] = set()
         ids: set[str] = set()
         position = 0
+        guessed = False  # whether `url` is only a guess that more follow
+        totals: list[int] = []
         while url is not None:
             key = _key(url)
             if key in requested:
@@ -89,7 +108,9 @@ class Pager:
             if chunk is None:
                 if position == 0:
                     raise _no_listing(url)
-                return  # some upstreams answer 404 for the page after the last
+                if not guessed:
+                    raise _incomplete(entity, "a page it said follows answered 404")
+                break  # some upstreams answer 404 for the page after the last
             fresh = []
             for item in chunk.items:
                 ident = id_text(dig(item, entity.id_source))
@@ -102,9 +123,20 @@ class Pager:
                 raise _looping(entity, "it sent a page of records it had already sent")
             if not chunk.items and chunk.next is not None and not chunk.guessed:
                 raise _looping(entity, "it sent an empty page that says more follow")
+            if chunk.total is not None:
+                totals.append(chunk.total)
+                if max(totals) - min(totals) > _drift_bound(min(totals)):
+                    raise _incomplete(
+                        entity, f"its count moved from {totals[0]} to {chunk.total} meanwhile"
+                    )
             position += len(chunk.items)
             url = chunk.next if chunk.items else None
+            guessed = chunk.guessed
             yield Chunk(fresh, chunk.total, url, chunk.guessed)
+        # Walked to the end: fewer records than the upstream says it holds means some
+        # were skipped (a page that came back short, records that moved meanwhile).
+        if totals and len(ids) < min(totals):
+            raise _incomplete(entity, f"it sent {len(ids)} of the {min(totals)} it counts")
 
     async def list_page(self, entity: Entity, url: httpx.URL, *, page: int, per_page: int) -> Page:
         if page < 1 or per_page < 1:
@@ -161,6 +193,10 @@ class Pager:
             position = end if by_offset else position + size
         if total is not None:
             more = start + len(records) < total
+            if len(records) < min(per_page, total - start):
+                raise _incomplete(
+                    entity, f"a page came back with {len(records)} records where it counts more"
+                )
         return Page([to_protocol(entity, r) for r in records], total, more)
 
     async def _exists(self, entity: Entity, base: httpx.URL, position: int) -> bool:

@@ -35,6 +35,7 @@ class Secrets:
             if len(value) < _MIN_SECRET:
                 continue
             forms |= {value, quote(value, safe=""), quote(value, safe="/:")}
+            forms |= _base64_forms(value)
         # Longest first, so a token inside a longer credential is not half-redacted.
         self._forms = sorted(forms, key=len, reverse=True)
 
@@ -48,6 +49,7 @@ class Secrets:
             values.update(part for part in auth.value.split() if len(part) >= _MIN_HEADER_SECRET)
         if auth.password:
             values.add(auth.password)
+            values.add(f"{auth.username or ''}:{auth.password}")
             values.add(_basic(auth.username or "", auth.password))
         values.update(v for v in upstream.headers.values() if len(v) >= _MIN_HEADER_SECRET)
         return cls(values)
@@ -59,6 +61,17 @@ class Secrets:
 
     def __repr__(self) -> str:
         return f"Secrets({len(self._forms)} forms)"
+
+
+def _base64_forms(value: str) -> set[str]:
+    """A secret as base64 shows it, standard and URL-safe, padded or not: an error page
+    that echoes a header it decoded, or a token it encoded, shows it in these forms."""
+    raw = value.encode("utf-8")
+    forms = set()
+    for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+        text = encoded.decode("ascii")
+        forms |= {text, text.rstrip("=")}
+    return {form for form in forms if len(form) >= _MIN_SECRET}
 
 
 def _basic(username: str, password: str) -> str:

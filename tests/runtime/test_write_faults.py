@@ -208,7 +208,9 @@ def test_a_faulty_write_is_never_reported_done(case: Case, tmp_path: Path) -> No
         if case.code == "upstream_rate_limited":
             assert body["retryAfterSeconds"] == RETRY_AFTER
         if case.code == "not_stored":
-            assert body["violations"] == [{"code": "not_stored", "field": "due"}]
+            assert body["violations"] == [
+                {"code": "not_stored", "field": "due", "expected": DUE, "got": None}
+            ]
             assert isinstance(body["id"], str) and body["id"]
         # the runtime neither counted it as a data change nor audited it as done
         assert stack.data_version() == before

@@ -21,10 +21,22 @@ CARD = {"id": 7, "title": "Fix", "list": 3, "tags": [], "created_at": "2026-01-0
 
 async def test_get_record_reads_the_detail_path() -> None:
     api, seen = client(reply(200, CARD))
-    record = await api.get_record(CARDS, "a b/7")
+    record = await api.get_record(CARDS, "a b:7")
     assert record is not None and record["id"] == "7" and record["created"] == CARD["created_at"]
-    assert seen.urls == [f"{BASE}/api/cards/a%20b%2F7/"]
+    assert seen.urls == [f"{BASE}/api/cards/a%20b%3A7/"]
     assert seen.requests[0].method == "GET"
+
+
+@pytest.mark.parametrize("ident", ["a/7", "..%2F..%2Fboards", "%252F", "..", "a\\b", "a?b"])
+async def test_an_id_that_could_leave_its_segment_is_never_sent(ident: str) -> None:
+    api, seen = client(reply(200, CARD))
+    assert await api.get_record(CARDS, ident) is None
+    with pytest.raises(ProtocolError) as info:
+        await api.update_record(CARDS, ident, {"title": "x"})
+    assert info.value.code == "record_not_found"
+    with pytest.raises(ProtocolError):
+        await api.delete_record(CARDS, ident)
+    assert seen.urls == []
 
 
 async def test_get_record_unwraps_the_item_envelope() -> None:

@@ -76,7 +76,7 @@ ANSWERS = [
     Case("no content", 204, None),
     Case("server error page", 500, "upstream_error",
          {"text": "<html><title>Server Error (500)</title><p>oops</p></html>",
-          "headers": {"content-type": "text/html"}}, in_message="Server Error (500)"),
+          "headers": {"content-type": "text/html"}}, in_message="HTTP 500 (text/html)"),
     Case("bad gateway", 502, "upstream_error", {"text": "bad gateway"}, in_message="HTTP 502"),
     Case("html instead of json", 200, "upstream_error",
          {"text": "<!doctype html><h1>Please sign in</h1>",
@@ -129,14 +129,15 @@ async def test_auth_failure_message_has_no_excerpt() -> None:
     assert "Invalid" not in info.value.message
 
 
-async def test_server_error_excerpt_is_short_and_redacted() -> None:
+async def test_a_server_error_page_is_told_by_status_and_type_alone() -> None:
+    """An error page may echo anything, in encodings no redaction foresees: none of it
+    reaches the message, only its status, media type, method and path."""
     page = f"<html><body><h1>Crash</h1><pre>Authorization: Token {SECRET}</pre>{'x' * 5000}"
-    upstream, _ = client(reply(500, text=page, headers={"content-type": "text/html"}))
+    upstream, _ = client(reply(500, text=page, headers={"content-type": "text/html; q=Crash"}))
     with pytest.raises(ProtocolError) as info:
         await upstream.call("GET", "/api/cards/")
     message = info.value.message
-    assert SECRET not in message and "***" in message
-    assert "<" not in message and len(message) < 300
+    assert message == "The upstream app answered HTTP 500 (text/html) to GET /v1/api/cards/."
 
 
 async def test_record_read_404_is_none_not_an_error() -> None:
