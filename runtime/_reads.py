@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping as AbcMapping
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -13,6 +14,7 @@ from runtime.protocol import ProtocolError
 from runtime.protocol._describe import label_of
 from runtime.query import (
     EntityResolver,
+    FieldPick,
     Paging,
     compile_filter,
     compile_sort,
@@ -33,11 +35,46 @@ from ._state import RuntimeState
 _PAGED_STYLES = ("page", "offset")
 
 
+RECORD_PARAMS = ("filter", "sort", "page", "perPage", "skipTotal", "expand", "fields")
+# A filter or sort this long is no query a person or an agent wrote.
+TEXT_LIMIT = 16 * 1024
+
+
 async def fetch_record(state: RuntimeState, entity: Entity, record_id: str) -> dict[str, Any]:
     record = await state.upstream.get_record(entity, record_id)
     if record is None:
         raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
     return record
+
+
+async def shaped(
+    state: RuntimeState, entity: Entity, records: list[dict[str, Any]], query: AbcMapping[str, str]
+) -> list[dict[str, Any]]:
+    """`expand` and `fields` applied to records already read (a page, one record, a write)."""
+    picks = parse_fields(query.get("fields", ""))
+    expand = parse_expand(query.get("expand", ""))
+    if picks:
+        _declared_picks(entity, picks, query.get("fields", ""))
+    await Related(state).expand(entity, records, expand)
+    return [project_fields(r, picks) for r in records] if picks else records
+
+
+def check_fields(entity: Entity, text: str) -> None:
+    """A `fields` value that parses and names only what the entity declares."""
+    _declared_picks(entity, parse_fields(text), text)
+
+
+def _declared_picks(entity: Entity, picks: Sequence[FieldPick], text: str) -> None:
+    """`fields` naming what the entity does not have is refused, as sort and expand are."""
+    known = {"id", "expand", "*", *entity.fields}
+    unknown = [p.path[0] for p in picks if p.path and p.path[0] not in known]
+    if unknown:
+        raise ProtocolError(
+            "invalid_filter",
+            f"fields names {', '.join(map(repr, unknown))}, which {entity.name} does not "
+            f"declare; declared: {', '.join(entity.fields)}.",
+            got=text,
+        )
 
 
 async def lookup_labels(
@@ -69,13 +106,21 @@ def _page_doc(items: list[Any], paging: Paging, total: int | None) -> dict[str, 
 async def list_records(
     state: RuntimeState, entity: Entity, query: AbcMapping[str, str]
 ) -> dict[str, Any]:
-    _refuse_stray_parts(query)
     filter_text = query.get("filter", "")
     sort_text = query.get("sort", "")
+    for name, text in (("filter", filter_text), ("sort", sort_text)):
+        if len(text) > TEXT_LIMIT:
+            raise ProtocolError(
+                "invalid_filter",
+                f"The {name} is {len(text)} characters; at most {TEXT_LIMIT} are read.",
+                got=text[:200],
+            )
     expr = parse_filter(filter_text)
     sort = parse_sort(sort_text)
     paging = parse_paging(query.get("page"), query.get("perPage"), query.get("skipTotal"))
     picks = parse_fields(query.get("fields", ""))
+    if picks:
+        _declared_picks(entity, picks, query.get("fields", ""))
     expand = parse_expand(query.get("expand", ""))
     related = Related(state)
     through_refs = ref_paths(expr, sort)
@@ -108,7 +153,7 @@ REFUSED: dict[str, Any] = {}
 _PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]-]*", re.ASCII)
 
 
-def _refuse_stray_parts(query: AbcMapping[str, str]) -> None:
+def refuse_stray_parts(query: AbcMapping[str, str]) -> None:
     """A query part that is no parameter name is almost always a filter cut at a raw `&&`."""
     stray = [key for key in query if not _PARAM_NAME.fullmatch(key)]
     if stray:

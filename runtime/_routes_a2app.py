@@ -14,7 +14,7 @@ from runtime.protocol import _describe as describe
 from runtime.protocol._access import Caller
 
 from ._clock import server_now, tz_offset_minutes
-from ._http import headers_of, reply, segments
+from ._http import headers_of, only_params, reply, segments
 from ._reads import fetch_record, lookup_labels
 from ._routes_extras import receipts_feed
 from ._security import rate_key
@@ -44,7 +44,12 @@ def identity(state: RuntimeState) -> dict[str, Any]:
     return doc
 
 
+IDENTITY_PARAMS = ("viewer", "leaving")
+DESCRIBE_PARAMS = ("all", "find", "format")
+
+
 async def identity_route(request: Request) -> Response:
+    only_params(request, IDENTITY_PARAMS)
     return reply(identity(request.app.state.runtime))
 
 
@@ -62,6 +67,7 @@ async def a2app_route(request: Request) -> Response:
 
 def _whoami(request: Request, state: RuntimeState) -> Response:
     caller = state.security.authorize(headers_of(request), None, write=False)
+    only_params(request, ())
     return reply(
         {
             "a2app": True,
@@ -93,6 +99,7 @@ def _model_level(
 async def _describe(request: Request, state: RuntimeState, parts: list[str]) -> Response:
     mapping = state.mapping
     headers = headers_of(request)
+    only_params(request, DESCRIBE_PARAMS)
     query = request.query_params
     show_all = query.get("all") == "true"
     if any(part == "" for part in parts) or len(parts) > 4:

@@ -10,7 +10,7 @@ from starlette.responses import Response
 from runtime.protocol import ProtocolError
 from runtime.protocol._describe import operation_doc
 
-from ._http import headers_of, reply, segments
+from ._http import headers_of, only_params, reply, segments
 from ._jobs import job_doc
 from ._security import rate_key
 from ._state import RuntimeState
@@ -25,6 +25,7 @@ async def ops_listing_route(request: Request) -> Response:
         raise ProtocolError("not_found")
     if request.method not in ("GET", "HEAD"):
         raise ProtocolError("usage", "The operations listing is GET-only.", status=405)
+    only_params(request, ())
     caller = state.security.render_caller(headers_of(request))
     operations: list[dict[str, Any]] = []
     for op in state.mapping.operations:
@@ -49,6 +50,7 @@ async def jobs_route(request: Request) -> Response:
     if job is None or op is None:
         raise ProtocolError("job_not_found", f"No job {parts[0]!r}.")
     state.security.authorize(headers, f"op:{op.name}", write=not op.read_only)
+    only_params(request, ())
     return reply(job_doc(job))
 
 
@@ -57,6 +59,7 @@ def receipts_feed(request: Request, state: RuntimeState) -> Response:
     headers = headers_of(request)
     state.limiter.hit(rate_key(headers), "data")
     caller = state.security.authorize(headers, None, write=False)
+    only_params(request, ("since",))
     since = request.query_params.get("since", "0") or "0"
     if not since.isdigit():
         raise ProtocolError("usage", "since is the nextCursor of an earlier page (digits).")

@@ -14,7 +14,7 @@ from runtime.protocol._approval import approval_key
 from . import _receipts as receipts
 from . import _seen as seen
 from . import _writes as writes
-from ._http import headers_of, read_body, reply, segments
+from ._http import headers_of, only_params, read_body, reply, segments
 from ._operations import execute
 from ._state import RuntimeState
 
@@ -39,6 +39,7 @@ async def ops_route(request: Request) -> Response:
     if request.method != "POST":
         raise ProtocolError("usage", "Operations are POST-only.", status=405)
     caller = state.security.authorize(headers, f"op:{op.name}", write=not op.read_only)
+    only_params(request, ())
     if state.reads_only and not op.read_only:
         raise ProtocolError(
             "writes_not_verified",

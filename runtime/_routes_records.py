@@ -10,16 +10,27 @@ from starlette.responses import Response
 from runtime.mapping import Entity
 from runtime.protocol import ProtocolError
 from runtime.protocol._access import Caller
+from runtime.query import parse_fields, project_fields
 
 from . import _receipts as receipts
 from . import _seen as seen
 from . import _writes as writes
-from ._http import headers_of, read_body, reply, segments
-from ._reads import fetch_record, list_records
+from ._http import headers_of, only_params, read_body, reply, segments
+from ._reads import (
+    RECORD_PARAMS,
+    check_fields,
+    fetch_record,
+    list_records,
+    refuse_stray_parts,
+    shaped,
+)
 from ._state import RuntimeState
 
 PREFIX = "/api/collections"
 WRITE_VERBS = ("POST", "PATCH", "DELETE")
+# A write answers with the stored record, which `fields` trims as on a read. No
+# `expand`: reads after a write that failed would make a done write look failed.
+WRITE_PARAMS = ("fields",)
 
 
 async def records_route(request: Request) -> Response:
@@ -39,11 +50,15 @@ async def records_route(request: Request) -> Response:
             f"No entity {parts[0]!r}; declared: {', '.join(state.mapping.entities)}.",
         )
     record_id = parts[2] if len(parts) == 3 else None
+    query = request.query_params
     if request.method in ("GET", "HEAD"):
         state.security.authorize(headers, f"data:{entity.name}:read", write=False)
+        refuse_stray_parts(query)  # first: a filter cut at a raw `&&` is told as such
+        only_params(request, RECORD_PARAMS)
         if record_id is None:
-            return reply(await list_records(state, entity, request.query_params))
-        return reply(await fetch_record(state, entity, record_id))
+            return reply(await list_records(state, entity, query))
+        record = await fetch_record(state, entity, record_id)
+        return reply((await shaped(state, entity, [record], query))[0])
     target = f"data:{entity.name}"
     try:
         caller = state.security.authorize(headers, f"{target}:write", write=True)
@@ -52,6 +67,9 @@ async def records_route(request: Request) -> Response:
         raise
     if request.method not in WRITE_VERBS:
         raise ProtocolError("usage", f"{request.method} is not a records verb.", status=405)
+    only_params(request, WRITE_PARAMS)
+    if "fields" in query:
+        check_fields(entity, query["fields"])  # before the write, not after it
     if state.reads_only:
         raise ProtocolError(
             "writes_not_verified",
@@ -76,6 +94,8 @@ async def records_route(request: Request) -> Response:
     done_id = str(result.get("id") or result.get("deleted"))
     writes.audit(state, caller, target, "ok", record_id=done_id, asserted_agent=agent)
     state.store.bump_data_version(state.mapping.app.id)
+    if "fields" in query and "deleted" not in result:
+        result = project_fields(result, parse_fields(query["fields"]))
     return reply(result, headers=receipts.header(receipt))
 
 

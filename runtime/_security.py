@@ -115,6 +115,14 @@ class Security:
             return ui_caller(self.mapping)
         token = presented_token(headers)
         grant = self.lookup(token) if token else None
+        if grant is None and token:
+            # Not "no token": a caller who sent one means to act as someone, and
+            # serving it as anonymous would hide a revoked or mistyped credential.
+            raise ProtocolError(
+                "agent_token_required",
+                "The token sent is not known here (unknown, revoked or expired).",
+                how=how_text(self.mapping),
+            )
         if grant is None:
             if write or self.mapping.serve.auth_mode == "multi-user":
                 raise ProtocolError("agent_token_required", how=how_text(self.mapping))

@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 from runtime.protocol import ProtocolError
 
-from ._http import HostGuard, StripTrailingSlash, error_reply, log
+from ._http import HeadLimit, HostGuard, StripTrailingSlash, error_reply, log
 from ._jobs import JobRunner
 from ._routes_a2app import a2app_route, identity_route
 from ._routes_extras import jobs_route, ops_listing_route
@@ -86,4 +86,5 @@ def create_app(state: RuntimeState) -> FastAPI:
     hosts = allowed_hosts(state.mapping)
     app.add_middleware(HostGuard, allowed=lambda host: host_allowed(host, hosts))
     app.add_middleware(StripTrailingSlash)
+    app.add_middleware(HeadLimit)  # added last, so it runs first
     return app

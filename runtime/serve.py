@@ -19,6 +19,7 @@ from ._state import RuntimeState
 from .app import create_app
 
 log = logging.getLogger("a2app.runtime")
+HTTP_HEAD_LIMIT = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +102,17 @@ def run(options: ServeOptions) -> None:
     host = f"[{options.host}]" if ":" in options.host else options.host
     url = f"http://{host}:{port}"
     app = create_app(state)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        http="h11",
+        # Above the app's own limits (64 KiB of query or headers), so an over-long
+        # request is refused by the app, in the protocol's envelope, not by h11's
+        # plain-text 400.
+        h11_max_incomplete_event_size=HTTP_HEAD_LIMIT,
+    )
     server = uvicorn.Server(config)
     if options.ready_json:
         announce = json.dumps({"url": url, "pid": os.getpid(), "app": state.mapping.app.id})

@@ -249,7 +249,11 @@ def test_revocation_is_effective_on_the_next_request(tmp_path: Path) -> None:
             assert store.revoke_grant("cred_ro")
         finally:
             store.close()
-        who = httpx.get(rt.url + "/api/_a2app/whoami", headers=RO).json()
+        refused = httpx.get(rt.url + "/api/_a2app/whoami", headers=RO)
+        assert (refused.status_code, refused.json()["code"]) == (401, "agent_token_required")
+        assert "not known here" in refused.json()["message"] and refused.json()["how"]
+        # without a token the caller is anonymous again, as before
+        who = httpx.get(rt.url + "/api/_a2app/whoami").json()
         assert who["credentialId"] == "anonymous"
 
 

@@ -231,7 +231,9 @@ AUTHORIZE = [
     AuthCase(
         "unknown token, write", PLAIN, UNKNOWN, WRITE_CARDS, True, code=TOKEN, extra=HOW_PLAIN
     ),
-    AuthCase("unknown token, read", PLAIN, UNKNOWN, READ_CARDS, False, credential="anonymous"),
+    # A token sent is a claim to be someone: an unknown one is refused, never anonymous.
+    AuthCase("unknown token, read", PLAIN, UNKNOWN, READ_CARDS, False, code=TOKEN, extra=HOW_PLAIN),
+    AuthCase("unknown token, no scope", PLAIN, UNKNOWN, None, False, code=TOKEN, extra=HOW_PLAIN),
     AuthCase(
         "token lacking the scope",
         PLAIN,

@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
+from runtime.mapping import Pagination
 from runtime.protocol import ProtocolError
 
 from .listing import STYLES, Listing
@@ -215,3 +216,67 @@ async def test_first_page_zero() -> None:
     result = await upstream.list_page(CARDS, {}, page=2, per_page=2)
     assert ids(result.records) == [3, 4] and seen.urls[0].endswith("page=1")
     assert ids(await upstream.scan(CARDS, {}, limit=10).collect()) == [1, 2, 3, 4, 5]
+
+
+class Faulty(Listing):
+    """A page-style listing of 43 records that fails in one of the ways real ones do."""
+
+    def __init__(self, fault: str) -> None:
+        super().__init__("page", 43)
+        self.fault = fault
+        self.served = 0
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        page = int(request.url.params.get("page", "1"))
+        answer = super().__call__(request)
+        self.served += 1
+        if self.fault == "next-404" and page == 3:
+            return httpx.Response(404, json={"detail": "Invalid page."})
+        body = answer.json()
+        if self.fault == "short-page" and page == 2:
+            body["results"] = body["results"][1:]  # one record missing, the count kept
+        if self.fault == "short-last" and page == 3:
+            body["results"] = body["results"][1:]
+        if self.fault == "count-moves" and page == 2:
+            body["count"] = 60
+        if self.fault == "ends-early" and page == 1:
+            body["next"] = None
+        return httpx.Response(answer.status_code, json=body)
+
+
+COMPLETENESS = [
+    ("next-404", "a page it said follows answered 404"),
+    ("short-page", "it sent 42 of the 43 it counts"),
+    ("count-moves", "its count moved from 43 to 60"),
+    ("ends-early", "of the 43 it counts"),
+]
+
+
+@pytest.mark.parametrize(("fault", "said"), COMPLETENESS, ids=[c[0] for c in COMPLETENESS])
+async def test_a_listing_that_cannot_be_read_to_its_end_is_refused(fault: str, said: str) -> None:
+    pages = STYLES["page"]
+    small = Pagination(**{**{f: getattr(pages, f) for f in pages.__slots__}, "max_size": 20})
+    upstream, _ = client(Faulty(fault), pagination=small)
+    with pytest.raises(ProtocolError) as info:
+        await upstream.scan(CARDS, {}, limit=10_000).collect()
+    assert info.value.code == "upstream_error"
+    assert said in info.value.message and "could not be read to its end" in info.value.message
+
+
+async def test_an_addressed_page_shorter_than_the_count_says_is_refused() -> None:
+    pages = STYLES["page"]
+    small = Pagination(**{**{f: getattr(pages, f) for f in pages.__slots__}, "max_size": 20})
+    upstream, _ = client(Faulty("short-last"), pagination=small)
+    with pytest.raises(ProtocolError, match="could not be read to its end"):
+        await upstream.list_page(CARDS, {}, page=3, per_page=20)
+
+
+async def test_a_guessed_next_page_that_answers_404_just_ends_the_listing() -> None:
+    # No count and no next link: a full page only suggests more; a 404 after it is the end.
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.params.get("page") == "2":
+            return httpx.Response(404, json={"detail": "Invalid page."})
+        return httpx.Response(200, json=[{"id": i} for i in range(1, 51)])
+
+    upstream, _ = client(answer, pagination=STYLES["page-bare"])
+    assert len(await upstream.scan(CARDS, {}, limit=1000).collect()) == 50
