@@ -70,6 +70,8 @@ class FieldDraft:
     required: bool = False
     read_only: bool = False
     write_only: bool = False
+    # False only where the spec says a blank is refused and no sample shows one stored.
+    nullable: bool | None = None
     max: int | None = None
     values: tuple[Any, ...] = ()
     values_closed: bool = True

@@ -115,6 +115,15 @@ def _flags(draft: FieldDraft, field: FieldInput, declared: Claim | None) -> None
         draft.read_only = True
         draft.evidence.append(Ev("name", "a server-managed timestamp name"))
         draft.notes.append("read-only by its name only; no source declares it")
+    spec = field.spec
+    stored_null = field.sample is not None and bool(field.sample.nullable)
+    if (
+        spec is not None and spec.source in SPEC_SOURCES and spec.nullable is False
+        and not stored_null and not draft.required and not draft.read_only
+    ):  # fmt: skip
+        # A blank the upstream would refuse is refused by the guard, with every
+        # other violation, instead of coming back alone from the upstream.
+        draft.nullable = False
     if declared is not None and field.sampled and not field.present and not draft.read_only:
         draft.write_only = True
         draft.evidence.append(Ev("sample", "never present in the samples"))

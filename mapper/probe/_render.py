@@ -39,6 +39,8 @@ def _field(f: FieldDraft) -> dict[str, Any]:
         doc["readOnly"] = True
     if f.write_only:
         doc["writeOnly"] = True
+    if f.nullable is False:
+        doc["nullable"] = False
     if f.max is not None and f.type == "string":
         doc["max"] = f.max
     if f.values and f.type in ("enum", "list<enum>"):

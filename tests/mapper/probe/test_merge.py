@@ -138,3 +138,27 @@ def test_server_managed_names_are_read_only_with_name_evidence() -> None:
 
 def test_nothing_typed_means_no_field() -> None:
     assert merge(FieldInput("x", "x", options=OPT_REL, sampled=True, present=True)) is None
+
+
+@pytest.mark.parametrize(
+    ("why", "spec", "sample", "nullable"),
+    [
+        ("the spec refuses null", Claim("openapi", type="number", nullable=False), None, False),
+        ("the spec allows null", Claim("openapi", type="number", nullable=True), None, None),
+        ("a sample stored null", Claim("openapi", type="number", nullable=False),
+         Claim("sample", type="number", nullable=True), None),
+        ("a required field says nothing more", Claim("openapi", type="number", nullable=False,
+                                                     required=True), None, None),
+        ("read-only fields are never written", Claim("openapi", type="number", nullable=False,
+                                                      read_only=True), None, None),
+        ("OPTIONS cannot tell", None, None, None),
+    ],
+)  # fmt: skip
+def test_nullable_false_only_where_the_spec_says_so_and_nothing_contradicts_it(
+    why: str, spec: Claim | None, sample: Claim | None, nullable: bool | None
+) -> None:
+    options = Claim("options", type="number")
+    draft = merge(
+        FieldInput("n", "n", spec=spec, options=options, sample=sample, sampled=True, present=True)
+    )
+    assert draft is not None and draft.nullable is nullable, why
