@@ -9,7 +9,8 @@
          CredentialsRefused, FilterIgnored, FilterRejected, FilterDropsRecords, FilterTooWide,
          SortIgnored, SortMisordered, CreateRefused, UpdateRefused, UndeclaredRequired,
          RequiredNotEnforced, ReadOnlyFieldWritable, EnumNotClosed, EnumValueRefused,
-         FieldTypeMismatch, GetNotFound, DanglingRef, DeleteEffectMismatch,
+         FieldTypeMismatch, NormalizationNotApplied, GetNotFound, DanglingRef,
+         DeleteEffectMismatch,
          OperationRefused, OperationResponseShape, ReadOnlyOperationWrote
 
     VerifyError (Exception)                 our mapping file or this tool is wrong; no claim tested
@@ -197,6 +198,10 @@ class EnumValueRefused(MappingAtFault):
 
 class FieldTypeMismatch(MappingAtFault):
     title = "stored values do not have the declared type or format"
+
+
+class NormalizationNotApplied(MappingAtFault):
+    title = "the upstream does not normalise a value as the mapping declares"
 
 
 class GetNotFound(MappingAtFault):

@@ -10,6 +10,7 @@ from ._loader import load_mapping_text as load_mapping_text
 from ._model import DAY_KEY_FORMAT as DAY_KEY_FORMAT
 from ._model import FIELD_TYPES as FIELD_TYPES
 from ._model import FILTER_OPERATORS as FILTER_OPERATORS
+from ._model import NORMALIZATIONS as NORMALIZATIONS
 from ._model import App as App
 from ._model import Auth as Auth
 from ._model import CrudExecutor as CrudExecutor
@@ -32,7 +33,8 @@ from ._model import WriteSpec as WriteSpec
 from ._schema import schema as schema
 
 __all__ = [
-    "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "App", "Auth", "CrudExecutor",
+    "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "NORMALIZATIONS", "App", "Auth",
+    "CrudExecutor",
     "Entity", "Evidence", "Field", "FilterParam", "JobExecutor", "Mapping", "MappingError",
     "Module", "Operation", "Pagination", "Problem", "Request", "ResponseProjection", "Serve",
     "SortSpec", "Unmapped", "Upstream", "WriteSpec", "check_text", "content_hash",

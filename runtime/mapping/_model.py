@@ -29,6 +29,7 @@ Normalization = Literal[
 ]  # fmt: skip
 STRING_NORMALIZATIONS: tuple[str, ...] = ("trim", "collapse-spaces", "lowercase", "uppercase")
 DATETIME_NORMALIZATIONS: tuple[str, ...] = ("whole-seconds", "milliseconds")
+NORMALIZATIONS = STRING_NORMALIZATIONS + DATETIME_NORMALIZATIONS
 
 
 def frozen_map(data: AbcMapping[str, Any] | None = None) -> AbcMapping[str, Any]:
