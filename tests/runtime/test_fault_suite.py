@@ -6,7 +6,7 @@ Django sample and applies one fault at a time to the requests of one action. Eac
 1. resets the sample to a known baseline (read and written directly, never through the proxy);
 2. sends one action through the runtime (create, update, delete, a paged list, a walked list,
    a get) with a fresh Idempotency-Key;
-3. checks the answer against docs/contract: status, code, `outcomeUnknown`, `id`, violations;
+3. checks the answer: status, code, `outcomeUnknown`, `id`, violations;
 4. reads the sample directly and checks exactly which records exist and what they hold;
 5. for creates and updates, removes the fault and sends the same request with the same key:
    the key is kept wherever the write may have landed (409 `duplicate_request`), freed where
