@@ -190,9 +190,9 @@ def _unstorable(value: Any) -> str | None:
 
 
 def _is_id(value: Any) -> bool:
-    return (isinstance(value, str) and not isinstance(value, Unrepresentable)) or (
-        isinstance(value, int) and not isinstance(value, bool)
-    )
+    if isinstance(value, str):
+        return not isinstance(value, Unrepresentable) and not bad_text(value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _ref_violation(field: Field, value: Any) -> tuple[str, str] | None:
@@ -225,6 +225,8 @@ def _in_values(field: Field, value: Any) -> bool:
 def _value_violation(field: Field, value: Any, *, day_key: bool) -> tuple[str, str] | None:
     """(code, expected) for a non-blank value of a writable field, or None when it passes."""
     kind = field.type
+    if field.is_ref:
+        return _ref_violation(field, value)  # a record id, or not: nothing in between
     unstorable = _unstorable(value)
     if unstorable is not None:
         code, wanted = _code_of(field, day_key=day_key)
@@ -234,8 +236,6 @@ def _value_violation(field: Field, value: Any, *, day_key: bool) -> tuple[str, s
             # Bad text is told as such; a number token where text belongs is just not text.
             return code, unstorable if isinstance(value, str) and bad_text(value) else wanted
         return code, "a value without NaN, Infinity, NUL or unpaired surrogates"
-    if field.is_ref:
-        return _ref_violation(field, value)
     if kind == "datetime" and not is_date(value):
         return "invalid_date", "an ISO 8601 date"
     if day_key and not is_day_key(value):
@@ -348,6 +348,6 @@ def guard_error(violations: Sequence[Violation], server_now: str) -> ProtocolErr
         describe_violation(first, server_now),
         field=first.field,
         expected=first.expected,
-        got=first.got,
+        got=wire_safe(first.got),
         violations=[v.as_dict() for v in violations],
     )

@@ -84,9 +84,14 @@ def translating(what: str) -> Iterator[None]:
     except ProtocolError:
         raise
     except OutsideUpstream as exc:
+        # Within an exchange this is a redirect: the write it answers may have landed.
+        extra = {"outcomeUnknown": True} if what.startswith(_WRITES) else {}
+        note = UNKNOWN_NOTE if extra else ""
         raise ProtocolError(
             "upstream_error",
-            f"A link outside the upstream was refused, not followed ({what}; host {exc.host}).",
+            f"A link outside the upstream was refused, not followed ({what}; host {exc.host})."
+            + note,
+            **extra,
         ) from exc
     except (httpx.TimeoutException, TimeoutError) as exc:
         extra = _unknown(what, exc)
