@@ -66,7 +66,8 @@ def _concrete(path: str) -> str:
 
 @pytest.fixture(scope="module")
 def runtime(kanban_rich: KanbanServer) -> Iterator[RuntimeServer]:
-    with start_runtime(KANBAN_DRF, kanban_rich) as served:
+    # PYTHONPATH: the runtime of this checkout, not whichever the venv installed
+    with start_runtime(KANBAN_DRF, kanban_rich, env={"PYTHONPATH": str(ROOT)}) as served:
         yield served
 
 
