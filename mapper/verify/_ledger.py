@@ -107,15 +107,16 @@ class Ledger:
             raise
         return None
 
-    async def sweep(self, run_id: str, order: Iterable[str]) -> None:
-        """Remove what earlier, interrupted runs left: records carrying another run's marker."""
+    async def sweep(self, run_id: str, order: Iterable[str], *, own: bool = False) -> None:
+        """Remove what earlier, interrupted runs left: records carrying another run's marker
+        (with `own`, this run's: what an interrupted create left without an answer)."""
         for name in order:
             entity = self._mapping.entities[name]
             tagged = tag_field(entity)
             if tagged is None:
                 continue
             try:
-                marked = await self._marked(entity, tagged.name, run_id)
+                marked = await self._marked(entity, tagged.name, run_id, own=own)
             except ProtocolError as exc:
                 if not exc.code.startswith("upstream_"):
                     raise
@@ -123,12 +124,16 @@ class Ledger:
                 continue
             for record in marked:
                 reason = await self.remove(entity, record["id"])
-                if reason is None:
+                if reason is None and own:
+                    self.removed += 1
+                elif reason is None:
                     self.swept[name] += 1
                 else:
                     self.leftovers.append(Leftover(name, record["id"], f"sweep: {reason}"))
 
-    async def _marked(self, entity: Entity, field: str, run_id: str) -> list[dict[str, Any]]:
+    async def _marked(
+        self, entity: Entity, field: str, run_id: str, *, own: bool = False
+    ) -> list[dict[str, Any]]:
         # Narrowed by the mapping's own `~` filter when it has one; the marker is
         # checked here either way, so an ignored parameter never widens a delete.
         params: dict[str, str] = {}
@@ -140,6 +145,6 @@ class Ledger:
         async for record in scan:
             value = record.get(field)
             match = RUN_MARK.match(value) if isinstance(value, str) else None
-            if match is not None and match.group(1) != run_id:
+            if match is not None and (match.group(1) == run_id) is own:
                 out.append(record)
         return out

@@ -143,6 +143,7 @@ class _Runner:
         order = list(reversed(parents_first(ctx.mapping)))
         writes = not ctx.options.read_only
         groups = components(ctx.mapping, names)
+        interrupted = False
         try:
             if writes:
                 with self.timed("sweep"):
@@ -158,10 +159,17 @@ class _Runner:
             if writes:
                 with self.timed("delete"):
                     await asyncio.gather(*(self._group(g, ("delete",)) for g in groups))
+        except asyncio.CancelledError:
+            interrupted = True
+            raise
         finally:
             if writes:
                 with self.timed("cleanup"):
                     await ctx.ledger.cleanup(order)
+                    if interrupted:
+                        # A create in flight when the run was stopped may have landed
+                        # with no answer to name it: find it by this run's own marker.
+                        await ctx.ledger.sweep(ctx.run_id, order, own=True)
         self.skip(self.plan, "not run")
 
     @contextmanager
