@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ._approvals import approvals_app
 from ._lint import lint_files
 from ._tokens import token_app
 
@@ -16,6 +17,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain help: the rich renderer labels every flag `<bool>`, as if it took a value
+    rich_markup_mode=None,
 )
 
 
@@ -128,6 +131,10 @@ def verify(
 # --- a2map token: agent grants in the runtime store (mapper/_tokens.py) ---
 app.add_typer(token_app, name="token")
 # --- end a2map token ---
+
+# --- a2map approvals: the owner's decisions on destructive operations (mapper/_approvals.py) ---
+app.add_typer(approvals_app, name="approvals")
+# --- end a2map approvals ---
 
 
 # --- a2map probe/diff/review ---
