@@ -18,8 +18,9 @@ setup: $(STAMP)
 samples:
 	bash samples/setup.sh
 
+# make demo PORT=9000 serves the A2App surface on another port
 demo: setup
-	$(BIN)/a2map demo
+	$(BIN)/a2map demo $(if $(PORT),--port $(PORT))
 
 lint: setup
 	$(BIN)/ruff check .

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from typing import Annotated, NoReturn
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from runtime.store import Grant, Store, StoreError, StoreUrlError, default_store_url, new_token
+from runtime.store import Grant, new_token
 
-EXIT_STATE, EXIT_USAGE = 1, 2
+from ._scopes import mapping_scope_problems
+from ._storecli import StoreOption, fail, note, opened, usage
 
 _SCOPE = re.compile(r"\*|data:[A-Za-z_][A-Za-z0-9_]*:(read|write)|op:[a-z][a-z0-9-]{0,63}")
 _SCOPE_HELP = "a scope is *, data:<entity>:read, data:<entity>:write or op:<operation>"
@@ -26,16 +27,10 @@ token_app = typer.Typer(
     name="token",
     help="Create, list and revoke agent tokens (grants) in the runtime store.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
-StoreOption = Annotated[
-    str | None,
-    typer.Option(
-        "--store",
-        help="store URL; default $A2APP_STORE, else SQLite in $A2APP_HOME or ./.a2app",
-        show_default=False,
-    ),
-]
+_NO_STORE = "; create a grant first (a2map token create) or name the store with --store"
 
 
 def split_scopes(text: str) -> list[str]:
@@ -65,22 +60,34 @@ def create(
         "owner"
     ),
     store: StoreOption = None,
+    mapping: Annotated[
+        Path | None,
+        typer.Option(
+            "--mapping",
+            help="refuse scopes naming entities or operations this mapping does not declare",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Create a grant and print its token once on stdout."""
     wanted = split_scopes(scopes)
     if not wanted:
-        _usage(f"--scopes names no scope; {_SCOPE_HELP}")
+        usage(f"--scopes names no scope; {_SCOPE_HELP}")
     bad = scope_problems(wanted)
     if bad:
         listed = ", ".join(repr(scope) for scope in bad)
-        _usage(f"invalid scope{'s' if len(bad) > 1 else ''} {listed}; {_SCOPE_HELP}")
+        usage(f"invalid scope{'s' if len(bad) > 1 else ''} {listed}; {_SCOPE_HELP}")
     if not grant_id.strip() or not agent.strip():
-        _usage("--id and --agent must not be empty")
+        usage("--id and --agent must not be empty")
     if token is not None and not _TOKEN.fullmatch(token):
-        _usage("--token must be printable ASCII without spaces")
+        usage("--token must be printable ASCII without spaces")
+    if mapping is not None:
+        problem = mapping_scope_problems(mapping, wanted, app_id)
+        if problem:
+            usage(problem)
     value = token if token is not None else new_token()
-    with _opened(store) as opened:
-        grant = opened.create_grant(
+    with opened(store, create=True) as store_:
+        grant = store_.create_grant(
             id=grant_id,
             agent_name=agent,
             scopes=wanted,
@@ -91,7 +98,7 @@ def create(
     # the one place a token is ever shown
     typer.echo(value)
     where = f"app {grant.app_id}" if grant.app_id else "every app in this store"
-    _note(f"created grant {grant.id} for agent {grant.agent_name} ({where}); keep the token secret")
+    note(f"created grant {grant.id} for agent {grant.agent_name} ({where}); keep the token secret")
 
 
 @token_app.command("list")
@@ -103,8 +110,8 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """List grants (never their tokens)."""
-    with _opened(store) as opened:
-        grants = opened.list_grants(app_id)
+    with opened(store, create=False, missing_hint=_NO_STORE) as store_:
+        grants = store_.list_grants(app_id)
     if as_json:
         typer.echo(json.dumps([_grant_doc(g) for g in grants], indent=2))
         return
@@ -135,12 +142,12 @@ def revoke(
     store: StoreOption = None,
 ) -> None:
     """Revoke a grant; its token stops working on the next request."""
-    with _opened(store) as opened:
-        if opened.revoke_grant(grant_id):
+    with opened(store, create=False, missing_hint=_NO_STORE) as store_:
+        if store_.revoke_grant(grant_id):
             typer.echo(f"revoked {grant_id}")
             return
-        if opened.get_grant(grant_id) is None:
-            _fail(f"no grant with id {grant_id!r}")
+        if store_.get_grant(grant_id) is None:
+            fail(f"no grant with id {grant_id!r}")
     typer.echo(f"{grant_id} was already revoked")
 
 
@@ -154,35 +161,3 @@ def _grant_doc(grant: Grant) -> dict[str, object]:
         "created_at": grant.created_at.isoformat(),
         "revoked_at": grant.revoked_at.isoformat() if grant.revoked_at else None,
     }
-
-
-@contextmanager
-def _opened(url: str | None) -> Iterator[Store]:
-    try:
-        store = Store.open(url or default_store_url())
-    except StoreUrlError as exc:
-        _usage(str(exc))
-    except StoreError as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"cannot prepare the state directory: {exc}")
-    try:
-        yield store
-    except StoreError as exc:
-        _fail(str(exc))
-    finally:
-        store.close()
-
-
-def _note(message: str) -> None:
-    typer.echo(message, err=True)
-
-
-def _fail(message: str) -> NoReturn:
-    _note(f"error: {message}")
-    raise typer.Exit(EXIT_STATE)
-
-
-def _usage(message: str) -> NoReturn:
-    _note(f"usage error: {message}")
-    raise typer.Exit(EXIT_USAGE)

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ._approvals import approvals_app
 from ._lint import lint_files
 from ._tokens import token_app
 
@@ -16,6 +17,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain help: the rich renderer labels every flag `<bool>`, as if it took a value
+    rich_markup_mode=None,
 )
 
 
@@ -60,15 +63,25 @@ def serve(
 @app.command()
 def demo(
     check: Annotated[bool, typer.Option("--check", help="run the tour once and exit")] = False,
-    port: Annotated[int, typer.Option(help="port for the A2App surface")] = 8765,
-    state: Annotated[Path, typer.Option(help="where the demo keeps its store and token")] = Path(
-        ".a2app/demo"
-    ),
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="port for the A2App surface; 0 picks a free one")
+    ] = 8765,
+    state: Annotated[
+        Path, typer.Option(help="where the demo keeps its store, token and logs (fresh each run)")
+    ] = Path(".a2app/demo"),
+    ready_json: Annotated[
+        bool,
+        typer.Option("--ready-json", help="once serving, print one JSON line (url, pids, logs)"),
+    ] = False,
 ) -> None:
-    """Start the Django sample and serve it as an A2App on loopback."""
+    """Start the Django sample and serve it as an A2App on loopback.
+
+    SIGTERM, SIGHUP or Ctrl-C stop it and everything it started. Exit 0 served
+    and stopped (or --check passed), 1 failed, 2 usage (e.g. the port is taken).
+    """
     from ._demo import run_demo
 
-    raise typer.Exit(run_demo(check=check, port=port, state=state))
+    raise typer.Exit(run_demo(check=check, port=port, state=state, ready_json=ready_json))
 
 
 # --- a2map verify ---
@@ -128,6 +141,10 @@ def verify(
 # --- a2map token: agent grants in the runtime store (mapper/_tokens.py) ---
 app.add_typer(token_app, name="token")
 # --- end a2map token ---
+
+# --- a2map approvals: the owner's decisions on destructive operations (mapper/_approvals.py) ---
+app.add_typer(approvals_app, name="approvals")
+# --- end a2map approvals ---
 
 
 # --- a2map probe/diff/review ---

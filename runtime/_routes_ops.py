@@ -9,18 +9,16 @@ from starlette.responses import Response
 
 from runtime.mapping import Entity, Operation
 from runtime.protocol import ProtocolError
-from runtime.protocol._approval import approval_key
 
 from . import _receipts as receipts
 from . import _seen as seen
 from . import _writes as writes
+from ._approval_gate import approve
 from ._http import headers_of, only_params, read_body, reply, segments
 from ._operations import execute
 from ._state import RuntimeState
 
 PREFIX = "/api/ops"
-APPROVAL_HEADERS = ("x-a2app-approval", "x-lui-approval")
-APPROVAL_TTL_SECONDS = 600
 
 
 async def ops_route(request: Request) -> Response:
@@ -56,14 +54,15 @@ async def ops_route(request: Request) -> Response:
     idem.reserve()
     try:
         if op.destructive:
-            _approve(state, op.name, args, headers)
+            approve(state, op.name, args, headers)
         if op.job is not None:
             result: Any = {"jobId": state.jobs.start(op, args)}
         else:
             result = await execute(state, op, args)
     except ProtocolError as exc:
         idem.fail(exc, operation=op.name)
-        if exc.code != "approval_required":
+        # a 428 is no attempt yet and is not audited (§20); an owner's denial is
+        if exc.code not in ("approval_required", "approval_pending"):
             writes.audit(state, caller, target, "rejected", code=exc.code, asserted_agent=agent)
         raise
     except BaseException as exc:
@@ -94,27 +93,3 @@ async def _target(
                 return None  # the call is done; a receipt without the record still says so
             return (entity, record) if record is not None else None
     return None
-
-
-def _approve(
-    state: RuntimeState, name: str, args: dict[str, object], headers: dict[str, str]
-) -> None:
-    """A human approves a destructive call by handing back the key it was issued (§13)."""
-    app = state.mapping.app.id
-    key = approval_key(name, args)
-    presented = next((headers[h] for h in APPROVAL_HEADERS if headers.get(h)), None)
-    if presented is None:
-        state.store.issue_approval(app, key, name, APPROVAL_TTL_SECONDS)
-        raise ProtocolError(
-            "approval_required",
-            f"{name} is destructive: a human must approve it; call again with "
-            "the X-A2App-Approval header set to approvalKey.",
-            approvalKey=key,
-        )
-    if presented != key or not state.store.consume_approval(app, key):
-        raise ProtocolError(
-            "approval_required",
-            "The approval key does not match these arguments, or it was used or has expired; "
-            "call once more without it to get a new one.",
-            approvalKey=key,
-        )

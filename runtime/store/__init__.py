@@ -3,11 +3,15 @@ receipts, audit and jobs, keyed by app id, in SQLite by default or PostgreSQL by
 
 from ._errors import DuplicateGrantError as DuplicateGrantError
 from ._errors import StoreError as StoreError
+from ._errors import StoreMissingError as StoreMissingError
 from ._errors import StoreUnavailableError as StoreUnavailableError
 from ._errors import StoreUrlError as StoreUrlError
 from ._errors import TokenFileError as TokenFileError
 from ._grants import LOCAL_GRANT_ID as LOCAL_GRANT_ID
+from ._rows import Approval as Approval
+from ._rows import ApprovalState as ApprovalState
 from ._rows import AuditEntry as AuditEntry
+from ._rows import Decision as Decision
 from ._rows import Grant as Grant
 from ._rows import IdemState as IdemState
 from ._rows import Job as Job
@@ -19,7 +23,10 @@ from ._url import state_dir as state_dir
 
 __all__ = [
     "LOCAL_GRANT_ID",
+    "Approval",
+    "ApprovalState",
     "AuditEntry",
+    "Decision",
     "DuplicateGrantError",
     "Grant",
     "IdemState",
@@ -27,6 +34,7 @@ __all__ = [
     "Receipt",
     "Store",
     "StoreError",
+    "StoreMissingError",
     "StoreUnavailableError",
     "StoreUrlError",
     "TokenFileError",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -10,15 +12,21 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from alembic.util import CommandError
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import DBAPIError, NoSuchModuleError
 from sqlalchemy.pool import StaticPool
 
-from ._errors import StoreUnavailableError, StoreUrlError, driver_reason
+from ._errors import StoreMissingError, StoreUnavailableError, StoreUrlError, driver_reason
 from ._url import safe_url
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+# prefixed like every store table, so a database shared with another
+# Alembic-managed application keeps two separate version rows
+VERSION_TABLE = "a2app_alembic_version"
+# The store holds token hashes, audit and receipts: owner-only, like the token file.
+FILE_MODE = 0o600
+SQLITE_COMPANIONS = ("", "-wal", "-shm", "-journal")
 BUSY_TIMEOUT_S = 30
 # "A2AP": the advisory lock class under which schema upgrades queue up
 _PG_LOCK_CLASS = 0x41324150
@@ -31,10 +39,11 @@ _PG_MIGRATION_LOCK = text(
 WRITE_OPTIONS: dict[str, Any] = {"a2app_sqlite_begin": "IMMEDIATE"}
 
 
-def create_store_engine(url: URL) -> Engine:
+def create_store_engine(url: URL, *, create: bool = True) -> Engine:
+    """An engine for `url`; with `create=False` a missing SQLite file is an error, not made."""
     try:
         if url.get_backend_name() == "sqlite":
-            return _sqlite_engine(url)
+            return _sqlite_engine(url, create=create)
         # without a connect timeout an unreachable host hangs the caller forever
         connect_args = {} if "connect_timeout" in url.query else {"connect_timeout": 10}
         return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
@@ -42,11 +51,11 @@ def create_store_engine(url: URL) -> Engine:
         raise StoreUrlError(f"no database driver for {safe_url(url)}: {exc}") from None
 
 
-def _sqlite_engine(url: URL) -> Engine:
+def _sqlite_engine(url: URL, *, create: bool) -> Engine:
     memory = url.database in (None, "", ":memory:")
     if not memory:
         assert url.database is not None
-        Path(url.database).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _prepare_file(Path(url.database), create=create)
     engine = create_engine(
         url,
         connect_args={"timeout": BUSY_TIMEOUT_S, "check_same_thread": False},
@@ -72,6 +81,43 @@ def _sqlite_engine(url: URL) -> Engine:
         connection.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
+
+
+def _prepare_file(path: Path, *, create: bool) -> None:
+    """The database file, owner-only before SQLite opens it.
+
+    SQLite would create it 0644; it gives its -wal, -shm and -journal files the
+    mode of the database file, so making the file here makes all of them 0600.
+    Files left looser by an older version are tightened.
+    """
+    if not path.exists():
+        if not create:
+            raise StoreMissingError(f"no store at {path.resolve()}")
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
+    for suffix in SQLITE_COMPANIONS:
+        companion = path.with_name(path.name + suffix)
+        try:
+            info = companion.stat()
+            if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+                os.chmod(companion, stat.S_IMODE(info.st_mode) & FILE_MODE)
+        except OSError:
+            continue
+
+
+def require_schema(engine: Engine) -> None:
+    """Refuse a database that holds no store yet (no version table), creating nothing."""
+    try:
+        with engine.connect() as connection:
+            present = inspect(connection).has_table(VERSION_TABLE)
+    except DBAPIError as exc:
+        raise StoreUnavailableError(
+            f"cannot open the store at {safe_url(engine.url)}: {driver_reason(exc)}"
+        ) from None
+    if not present:
+        where = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
+        place = str(Path(where).resolve()) if where else safe_url(engine.url)
+        raise StoreMissingError(f"no store at {place}: it holds no a2app tables")
 
 
 def _enter_wal(cursor: Any) -> None:

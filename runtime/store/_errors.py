@@ -3,6 +3,7 @@
     StoreError                 every store problem; the message is one sentence for the operator
       ├─ StoreUrlError         the store URL is malformed or names an unsupported database
       ├─ StoreUnavailableError the database cannot be reached, opened or migrated
+      ├─ StoreMissingError     there is no store yet, and the caller asked not to create one
       ├─ DuplicateGrantError   a grant id or a token is already taken
       └─ TokenFileError        the local token file is unsafe or unreadable
 
@@ -24,6 +25,10 @@ class StoreUrlError(StoreError):
 
 class StoreUnavailableError(StoreError):
     """The database cannot be reached, opened or brought to the current schema."""
+
+
+class StoreMissingError(StoreError):
+    """There is no store at the URL yet, and opening it was not to create one."""
 
 
 class DuplicateGrantError(StoreError):

@@ -79,3 +79,27 @@ class Job:
     created_at: datetime
     updated_at: datetime
     owner: str  # the runtime process that runs it
+
+
+ApprovalState = Literal["pending", "approved", "denied", "used", "expired"]
+Decision = Literal["approved", "denied"]
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """An approval key for one destructive call, and what the owner decided about it.
+
+    `state` is read off the store's clock when the row is read: `used` and
+    `expired` keys run nothing, whatever was decided.
+    """
+
+    app_id: str
+    key: str
+    operation: str
+    args: Any  # the call's arguments; None for keys issued before arguments were kept
+    issued_at: datetime
+    expires_at: datetime
+    used_at: datetime | None
+    decision: Decision | None
+    decided_at: datetime | None
+    state: ApprovalState

@@ -9,7 +9,7 @@ from sqlalchemy import Engine
 
 from ._approvals import ApprovalsMixin
 from ._base import Clock
-from ._engine import WRITE_OPTIONS, create_store_engine, upgrade_schema
+from ._engine import WRITE_OPTIONS, create_store_engine, require_schema, upgrade_schema
 from ._grants import GrantsMixin
 from ._idempotency import IdempotencyMixin
 from ._jobs import JobsMixin
@@ -35,13 +35,17 @@ class Store(GrantsMixin, VersionsMixin, IdempotencyMixin, ApprovalsMixin, Journa
         self._clock = clock or _utc_now
 
     @classmethod
-    def open(cls, url: str, *, clock: Clock | None = None) -> Store:
+    def open(cls, url: str, *, clock: Clock | None = None, create: bool = True) -> Store:
         """Connect and bring the schema to the newest revision.
 
+        `create=False` refuses (StoreMissingError) a store that does not exist
+        yet instead of creating it: for commands that only look at one.
         `clock` returns the current aware datetime; tests pass one to move time.
         """
-        engine = create_store_engine(parse_url(url))
+        engine = create_store_engine(parse_url(url), create=create)
         try:
+            if not create:
+                require_schema(engine)
             upgrade_schema(engine)
         except BaseException:
             engine.dispose()

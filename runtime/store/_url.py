@@ -13,20 +13,24 @@ from ._errors import StoreUrlError
 _BACKENDS = ("sqlite", "postgresql")
 
 
-def state_dir() -> Path:
-    """`$A2APP_HOME`, else `./.a2app`; created owner-only (0700) when missing."""
+def state_dir(*, create: bool = True) -> Path:
+    """`$A2APP_HOME`, else `./.a2app`; created owner-only (0700) when missing, unless not to."""
     path = Path(os.environ.get("A2APP_HOME") or ".a2app")
-    if not path.is_dir():
+    if create and not path.is_dir():
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
 
 
-def default_store_url() -> str:
-    """`$A2APP_STORE`, else an embedded SQLite file in the state directory."""
+def default_store_url(*, create: bool = True) -> str:
+    """`$A2APP_STORE`, else an embedded SQLite file in the state directory.
+
+    `create=False` leaves a missing state directory alone, for callers that
+    only read an existing store.
+    """
     explicit = os.environ.get("A2APP_STORE")
     if explicit:
         return explicit
-    return f"sqlite:///{(state_dir() / 'store.sqlite3').resolve()}"
+    return f"sqlite:///{(state_dir(create=create) / 'store.sqlite3').resolve()}"
 
 
 def parse_url(url: str) -> URL:

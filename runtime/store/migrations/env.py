@@ -5,9 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
-# prefixed like every store table, so a database shared with another
-# Alembic-managed application keeps two separate version rows
-VERSION_TABLE = "a2app_alembic_version"
+from runtime.store._engine import VERSION_TABLE
 
 
 def _run() -> None:

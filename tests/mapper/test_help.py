@@ -1,0 +1,52 @@
+"""Every `a2map` command's --help: flags read as flags, never as options taking a value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from mapper.cli import app
+
+runner = CliRunner()
+
+
+# typer carries its own copy of click: its classes are known here by what they have
+def _commands(command: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = [path]
+    if hasattr(command, "commands"):
+        for name, sub in sorted(command.commands.items()):
+            found += _commands(sub, (*path, name))
+    return found
+
+
+def _flags(path: tuple[str, ...]) -> list[str]:
+    command: Any = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]
+    return [
+        opt
+        for param in command.params
+        if param.param_type_name == "option" and getattr(param, "is_flag", False)
+        for opt in param.opts
+    ]
+
+
+COMMANDS = _commands(typer.main.get_command(app))
+
+
+def test_every_command_is_covered() -> None:
+    assert {("approvals", "approve"), ("token", "create"), ("demo",), ()} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda p: " ".join(p) or "a2map")
+def test_flags_show_as_flags(path: tuple[str, ...]) -> None:
+    result = runner.invoke(app, [*path, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "<bool>" not in result.output
+    lines = result.output.splitlines()
+    for flag in [*_flags(path), "--help"]:
+        [line] = [line for line in lines if line.strip().startswith(flag + " ")]
+        assert line.split(flag, 1)[1].startswith("  "), line
