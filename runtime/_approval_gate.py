@@ -44,8 +44,8 @@ def _by_host(
         state.store.issue_approval(app, key, name, HOST_TTL_SECONDS, args=args)
         raise ProtocolError(
             "approval_required",
-            f"{name} is destructive: a human must approve it; call again with "
-            "the X-A2App-Approval header set to approvalKey.",
+            f"{name} is destructive: confirm this exact call with your user, then call "
+            "again with the X-A2App-Approval header set to approvalKey.",
             approvalKey=key,
         )
     if presented != key or not state.store.consume_approval(app, key):
