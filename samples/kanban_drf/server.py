@@ -46,8 +46,12 @@ SHUTDOWN_GRACE_SECONDS = 1.0
 log = logging.getLogger("samples.kanban_drf")
 
 
-class _Stop(BaseException):
-    """Raised by the SIGTERM/SIGINT handler to leave the server loop."""
+class _Stop(SystemExit):
+    """Raised by the SIGTERM/SIGINT handler to leave the server loop.
+
+    A SystemExit: waitress's event loop swallows every other exception raised while
+    it handles a connection (a bare `except`), so a stop signal arriving then would
+    be lost; SystemExit is the one it lets through and stops on."""
 
 
 # --------------------------------------------------------------------------- command line
@@ -354,6 +358,9 @@ def _own_process_group() -> None:
 
 
 def _on_signal(signum: int, frame: Any) -> None:
+    # Once: a second signal during the shutdown below must not interrupt it.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     raise _Stop(signum)
 
 
