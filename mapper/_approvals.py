@@ -16,7 +16,7 @@ import typer
 
 from runtime.store import Approval, Decision, Store
 
-from ._storecli import StoreOption, fail, opened, usage
+from ._storecli import StoreOption, echo_table, fail, opened, usage
 
 MIN_PREFIX = 8
 SHORT_KEY = 12
@@ -71,9 +71,7 @@ def list_(app_id: AppOption = None, store: StoreOption = None, as_json: JsonOpti
         )
         for a in found
     ]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        typer.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    echo_table(rows)
 
 
 @approvals_app.command("approve")

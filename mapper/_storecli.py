@@ -3,7 +3,7 @@ opening the store and saying which one, and the exit codes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, NoReturn
 
@@ -48,6 +48,13 @@ def opened(url: str | None, *, create: bool, missing_hint: str = "") -> Iterator
         fail(str(exc))
     finally:
         store.close()
+
+
+def echo_table(rows: Sequence[Sequence[str]]) -> None:
+    """Rows as aligned columns, the first row the heading."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        typer.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
 
 
 def note(message: str) -> None:

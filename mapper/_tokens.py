@@ -17,7 +17,7 @@ import typer
 from runtime.store import Grant, new_token
 
 from ._scopes import mapping_scope_problems
-from ._storecli import StoreOption, fail, note, opened, usage
+from ._storecli import StoreOption, echo_table, fail, note, opened, usage
 
 _SCOPE = re.compile(r"\*|data:[A-Za-z_][A-Za-z0-9_]*:(read|write)|op:[a-z][a-z0-9-]{0,63}")
 _SCOPE_HELP = "a scope is *, data:<entity>:read, data:<entity>:write or op:<operation>"
@@ -131,9 +131,7 @@ def list_(
         )
         for g in grants
     ]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        typer.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    echo_table(rows)
 
 
 @token_app.command("revoke")

@@ -21,6 +21,9 @@ from ._security import rate_key
 from ._state import RuntimeState
 
 ADAPTER_VERSION = "0.1.0"
+# More {id, label} items than fit a 2,000-character level, and the most ?all=true reads.
+RELATION_SHOWN = 100
+RELATION_ALL = 1_000
 PREFIX = "/api/_a2app"
 
 
@@ -166,7 +169,17 @@ async def _describe(request: Request, state: RuntimeState, parts: list[str]) -> 
         scope = f"data:{target_name}:read"
         raise ProtocolError("insufficient_scope", f"Reading needs {scope}.", required=scope)
     ids = [str(v) for v in record.get(parts[3]) or []]
-    items = await lookup_labels(state, mapping.entities[target_name], ids)
+    # Only what can be shown is looked up: a level fits far fewer items than this,
+    # and the ids past it are trimmed (and counted) all the same.
+    limit = RELATION_ALL if show_all else RELATION_SHOWN
+    if show_all and len(ids) > RELATION_ALL:
+        raise ProtocolError(
+            "usage",
+            f"{parts[3]} holds {len(ids)} ids, more than the {RELATION_ALL} one level "
+            f"lists; read them with GET /api/collections/{target_name}/records?filter=…",
+        )
+    items = await lookup_labels(state, mapping.entities[target_name], ids[:limit])
+    items += [{"id": i, "label": None} for i in ids[limit:]]
     return reply(
         describe.relation(
             entity, str(record["id"]), parts[3], target_name, items, show_all=show_all
