@@ -9,7 +9,7 @@ Starts the Django sample (``--seed rich``) and reads it three ways:
 ``passthrough``
     the same upstream request through a minimal proxy on the runtime's stack
     (FastAPI + one pooled ``httpx.AsyncClient``, served by uvicorn exactly as
-    ``runtime/serve.py`` serves the runtime) that forwards the path and query,
+    ``runtime/web/_serve.py`` serves the runtime) that forwards the path and query,
     adds the upstream token and copies the answer back: no other logic.
 ``runtime (a2map serve)``
     the protocol request to ``python -m mapper serve`` with a variant of
@@ -18,10 +18,10 @@ Starts the Django sample (``--seed rich``) and reads it three ways:
     raised so that the limiter never refuses the benchmark's own requests. The
     targets are judged on this one.
 ``runtime app, TCP_NODELAY``
-    the same mapping and the same app (``runtime.serve.build_state`` and
-    ``runtime.app.create_app``), served like the floors: on a listening socket
+    the same mapping and the same app (``runtime.web.build_state`` and
+    ``runtime.web.create_app``), served like the floors: on a listening socket
     created with ``IPPROTO_TCP``, so asyncio turns Nagle's algorithm off for its
-    connections. ``runtime/serve.py`` creates its socket without naming the
+    connections. ``runtime/web/_serve.py`` creates its socket without naming the
     protocol, which leaves Nagle on; this way shows what the runtime's own code
     costs apart from that.
 
@@ -257,8 +257,7 @@ def _bare_app(documents: dict[str, Any]) -> Any:
 
 def _runtime_app(mapping: Path) -> Any:
     """The runtime's own app, built as `python -m mapper serve` builds it."""
-    from runtime.app import create_app
-    from runtime.serve import ServeOptions, build_state
+    from runtime.web import ServeOptions, build_state, create_app
 
     state, _ = build_state(ServeOptions(mapping_path=mapping, store_url=os.environ["BENCH_STORE"]))
     return create_app(state)

@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from runtime.mapping import MappingError
-from runtime.serve import GateRefused, ServeOptions, run
 from runtime.store import StoreError
+from runtime.web import GateRefused, ServeOptions, run
 
 
 def serve_command(

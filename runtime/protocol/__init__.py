@@ -1,5 +1,10 @@
 """The A2App protocol: vocabulary, guard rules, errors, fingerprints, describe."""
 
+from . import _describe as describe
+from ._access import Caller as Caller
+from ._access import anonymous_caller as anonymous_caller
+from ._access import grant_caller as grant_caller
+from ._access import ui_caller as ui_caller
 from ._approval import approval_key as approval_key
 from ._body import Unrepresentable as Unrepresentable
 from ._body import parse_body as parse_body
@@ -27,11 +32,42 @@ from ._readback import json_equal as json_equal
 from ._readback import not_stored_error as not_stored_error
 from ._readback import read_back as read_back
 from ._readback import stored_as_sent as stored_as_sent
+from ._receipts import operation_receipt as operation_receipt
+from ._receipts import record_receipt as record_receipt
 
 __all__ = [
-    "MAX_REFS", "OPAQUE_EXPECTED", "REGISTRY", "ErrorSpec", "ProtocolError", "Unrepresentable",
-    "Violation", "approval_key", "canonical_json", "check", "compact_json", "field_doc",
-    "guard_error", "instant", "is_blank", "js_length", "js_string", "json_equal",
-    "not_stored_error", "parse_body", "read_back", "ref_ids", "schema_version", "stable_json",
-    "steers", "stored_as_sent", "wire_safe",
+    "MAX_REFS",
+    "OPAQUE_EXPECTED",
+    "REGISTRY",
+    "Caller",
+    "ErrorSpec",
+    "ProtocolError",
+    "Unrepresentable",
+    "Violation",
+    "anonymous_caller",
+    "approval_key",
+    "canonical_json",
+    "check",
+    "compact_json",
+    "describe",
+    "field_doc",
+    "grant_caller",
+    "guard_error",
+    "instant",
+    "is_blank",
+    "js_length",
+    "js_string",
+    "json_equal",
+    "not_stored_error",
+    "operation_receipt",
+    "parse_body",
+    "read_back",
+    "record_receipt",
+    "ref_ids",
+    "schema_version",
+    "stable_json",
+    "steers",
+    "stored_as_sent",
+    "ui_caller",
+    "wire_safe",
 ]  # fmt: skip

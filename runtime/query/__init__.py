@@ -41,6 +41,8 @@ from ._params import MAX_PER_PAGE as MAX_PER_PAGE
 from ._params import Paging as Paging
 from ._params import parse_expand as parse_expand
 from ._params import parse_paging as parse_paging
+from ._plan import Plan as Plan
+from ._plan import plan as plan
 from ._resolve import MAX_RELATION_HOPS as MAX_RELATION_HOPS
 from ._resolve import EntityResolver as EntityResolver
 from ._resolve import FieldResolver as FieldResolver
@@ -52,11 +54,49 @@ from ._sort import compile_sort as compile_sort
 from ._values import Kind as Kind
 
 __all__ = [
-    "ANY_OPERATORS", "DEFAULT_PER_PAGE", "MACROS", "MAX_COMPARISONS", "MAX_EXPAND_DEPTH",
-    "MAX_FILTER_LENGTH", "MAX_PER_PAGE", "MAX_RELATION_HOPS", "MAX_SORT_KEYS", "OPERATORS",
-    "And", "Compare", "EntityResolver", "Excerpt", "Expr", "FieldPick", "FieldResolver", "Kind",
-    "Literal", "LiteralValue", "Lookup", "Macro", "Operand", "Or", "Paging", "Path",
-    "Predicate", "Random", "Record", "ResolvedPath", "SortItem", "SortKey", "Sorter", "Stage",
-    "comparisons", "compile_filter", "compile_sort", "parse_expand", "parse_fields",
-    "parse_filter", "parse_paging", "parse_sort", "project_fields",
+    "ANY_OPERATORS",
+    "DEFAULT_PER_PAGE",
+    "MACROS",
+    "MAX_COMPARISONS",
+    "MAX_EXPAND_DEPTH",
+    "MAX_FILTER_LENGTH",
+    "MAX_PER_PAGE",
+    "MAX_RELATION_HOPS",
+    "MAX_SORT_KEYS",
+    "OPERATORS",
+    "And",
+    "Compare",
+    "EntityResolver",
+    "Excerpt",
+    "Expr",
+    "FieldPick",
+    "FieldResolver",
+    "Kind",
+    "Literal",
+    "LiteralValue",
+    "Lookup",
+    "Macro",
+    "Operand",
+    "Or",
+    "Paging",
+    "Path",
+    "Plan",
+    "Predicate",
+    "Random",
+    "Record",
+    "ResolvedPath",
+    "SortItem",
+    "SortKey",
+    "Sorter",
+    "Stage",
+    "comparisons",
+    "compile_filter",
+    "compile_sort",
+    "parse_expand",
+    "parse_fields",
+    "parse_filter",
+    "parse_paging",
+    "parse_sort",
+    "plan",
+    "project_fields",
 ]  # fmt: skip

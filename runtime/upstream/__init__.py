@@ -17,7 +17,9 @@ from ._operation_request import fill_path as fill_path
 from ._operation_request import operation_request as operation_request
 from ._records import to_protocol as to_protocol
 from ._records import to_upstream as to_upstream
+from ._translate import delete_not_done as delete_not_done
 from ._translate import retry_after as retry_after
+from ._translate import unproven_unreferenced as unproven_unreferenced
 from ._walk import Page as Page
 from ._walk import Scan as Scan
 
@@ -32,6 +34,7 @@ __all__ = [
     "PlainDialect",
     "Scan",
     "UpstreamClient",
+    "delete_not_done",
     "dialect_for",
     "encode_filter",
     "fill_path",
@@ -40,4 +43,5 @@ __all__ = [
     "sort_params",
     "to_protocol",
     "to_upstream",
+    "unproven_unreferenced",
 ]

@@ -231,3 +231,21 @@ def answered_write(response: httpx.Response) -> Iterator[None]:
         if response.status_code in _NOT_WRITTEN or exc.extra.get("outcomeUnknown"):
             raise
         raise exc.adding(UNKNOWN_NOTE, outcomeUnknown=True) from exc
+
+
+def unproven_unreferenced(entity: str, limit: int) -> ProtocolError:
+    """A restricting-reference scan cut at the scan limit before it found a referrer."""
+    return ProtocolError(
+        "upstream_error",
+        f"Cannot prove that no {entity} record references this one within "
+        f"{limit} records; nothing was deleted.",
+    )
+
+
+def delete_not_done(entity: str, record_id: str) -> ProtocolError:
+    """The upstream answered a delete, and the record is still there."""
+    return ProtocolError(
+        "upstream_error",
+        f"The upstream app answered the delete, but {entity} record {record_id!r} "
+        "is still there. Do NOT report it deleted.",
+    )

@@ -9,9 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from runtime.app import create_app
 from runtime.protocol import REGISTRY
-from runtime.serve import ServeOptions, build_state
+from runtime.web import ServeOptions, build_state, create_app
 from tests.fixtures.runtime import KANBAN_DRF, RuntimeServer, start_runtime
 from tests.fixtures.servers import KanbanServer
 

@@ -1,6 +1,6 @@
 """Operation path parameters are URL-encoded and stay under the upstream's base URL.
 
-`runtime._operations.call_http` fills `{name}` placeholders of an operation's path with
+`runtime.service.call_http` fills `{name}` placeholders of an operation's path with
 argument values. A value reaches the upstream as exactly one path segment of a URL with
 the base URL's scheme, host and port, under its path (percent signs, non-ASCII text,
 `@` and `:` included), or, if it holds anything a server might decode into a step to
@@ -19,10 +19,9 @@ from urllib.parse import unquote
 import httpx
 import pytest
 
-from runtime._operations import call_http
-from runtime._state import RuntimeState
 from runtime.mapping import Mapping, MappingError, load_mapping_text
 from runtime.protocol import ProtocolError
+from runtime.service import RuntimeState, call_http
 from runtime.store import Store
 from runtime.upstream import UpstreamClient
 

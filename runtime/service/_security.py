@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from runtime.mapping import Mapping
-from runtime.protocol import ProtocolError
-from runtime.protocol._access import Caller, anonymous_caller, grant_caller, ui_caller
+from runtime.protocol import Caller, ProtocolError, anonymous_caller, grant_caller, ui_caller
 
 TOKEN_HEADERS = ("x-a2app-token", "x-lui-token")
 DEFAULT_HOW = (

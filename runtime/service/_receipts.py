@@ -8,15 +8,14 @@ from typing import Any
 from urllib.parse import quote
 
 from runtime.mapping import Entity
-from runtime.protocol import ProtocolError
-from runtime.protocol._access import Caller
-from runtime.protocol._receipts import operation_receipt, record_receipt
+from runtime.protocol import Caller, ProtocolError, operation_receipt, record_receipt
 
 from . import _seen as seen
 from ._fanout import bounded
 from ._state import RuntimeState
 
 HEADER = "X-A2App-Receipt"
+PAGE = 100
 
 
 async def _ref_labels(
@@ -32,7 +31,9 @@ async def _ref_labels(
             if ref is not None and ref != "":
                 wanted.append((state.mapping.entities[field.entity or ""], str(ref)))
     try:
-        found = await bounded(state.fanout, (seen.get_record(state, t, i) for t, i in wanted))
+        found = await bounded(
+            state.fanout, (seen.get_record(state.upstream, t, i) for t, i in wanted)
+        )
     except ProtocolError:
         # The write is done and was read back; a label the upstream cannot give now
         # is shown as the id, never turned into a failure of the write.
@@ -88,3 +89,26 @@ def _keep(
 def header(text: str) -> dict[str, str]:
     """UTF-8, percent-encoded: header values are Latin-1 on the wire."""
     return {HEADER: quote(text, safe=" !\"#$&'()*+,-./:;<=>?@[]^_`{|}~")}
+
+
+def feed(state: RuntimeState, caller: Caller, since: str) -> dict[str, Any]:
+    """What happened, in the system's own words: the receipts `caller` may see, after `since`."""
+    if not since.isdigit():
+        raise ProtocolError("usage", "since is the nextCursor of an earlier page (digits).")
+    rows = state.store.receipts_since(state.mapping.app.id, int(since), PAGE)
+    visible = []
+    for row in rows:
+        kind, _, name = row.target.partition(":")
+        allowed = caller.can_read(name) if kind == "data" else caller.can_run(name)
+        if allowed:
+            visible.append(
+                {
+                    "id": row.id,
+                    "at": row.at.isoformat().replace("+00:00", "Z"),
+                    "target": row.target,
+                    "recordId": row.record_id,
+                    "text": row.text,
+                }
+            )
+    cursor = str(rows[-1].id) if rows else since
+    return {"a2app": True, "receipts": visible, "nextCursor": cursor, "pollAfterMs": 3000}

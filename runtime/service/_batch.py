@@ -18,7 +18,7 @@ from runtime.protocol import ProtocolError
 from runtime.query import Compare, Expr, Literal, Or, Path
 from runtime.query._native import native_filter
 
-from ._state import RuntimeState
+from ._reach import Reach
 
 CHUNK = 50  # ids per listing: well inside the upstream's 200 comparisons and 3500 characters
 
@@ -29,18 +29,18 @@ def _any_of(ids: Sequence[str]) -> Expr:
 
 
 async def records_by_id(
-    state: RuntimeState, target: Entity, ids: Sequence[str]
+    reach: Reach, target: Entity, ids: Sequence[str]
 ) -> dict[str, dict[str, Any]]:
     """The records of `ids` one listing per chunk could find; empty without a native filter."""
     found: dict[str, dict[str, Any]] = {}
-    dialect = state.upstream.dialect
+    dialect = reach.upstream.dialect
     for start in range(0, len(ids), CHUNK):
         chunk = list(ids[start : start + CHUNK])
         told = native_filter(target, _any_of(chunk), dialect)
         if told is None or told.residual or not told.params:
             return found
         try:
-            async for record in state.upstream.scan(target, told.params, limit=len(chunk)):
+            async for record in reach.upstream.scan(target, told.params, limit=len(chunk)):
                 if record["id"] in chunk:
                     found[str(record["id"])] = record
         except ProtocolError as exc:

@@ -7,8 +7,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from runtime.mapping import Entity
-
-from ._state import RuntimeState
+from runtime.upstream import UpstreamClient
 
 _SEEN: ContextVar[dict[tuple[str, str], dict[str, Any] | None] | None] = ContextVar(
     "a2app_seen_records", default=None
@@ -20,12 +19,14 @@ def begin() -> None:
     _SEEN.set({})
 
 
-async def get_record(state: RuntimeState, entity: Entity, record_id: str) -> dict[str, Any] | None:
+async def get_record(
+    upstream: UpstreamClient, entity: Entity, record_id: str
+) -> dict[str, Any] | None:
     seen = _SEEN.get()
     key = (entity.name, record_id)
     if seen is not None and key in seen:
         return seen[key]
-    record = await state.upstream.get_record(entity, record_id)
+    record = await upstream.get_record(entity, record_id)
     if seen is not None:
         seen[key] = record
     return record

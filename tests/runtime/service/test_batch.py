@@ -10,10 +10,9 @@ from typing import Any, cast
 
 import pytest
 
-from runtime._batch import CHUNK, records_by_id
-from runtime._state import RuntimeState
 from runtime.mapping import Entity, Field, FilterParam
 from runtime.protocol import ProtocolError
+from runtime.service import CHUNK, RuntimeState, records_by_id
 from runtime.upstream import DjangoFilterDialect, dialect_for
 
 TAGS = Entity(

@@ -1,15 +1,13 @@
-"""HTTP plumbing shared by the routes: bodies, segments, JSON replies, error rendering."""
+"""HTTP plumbing shared by the routes: bodies, headers, query parameters, JSON replies."""
 
 from __future__ import annotations
 
 import difflib
 import logging
 from typing import Any
-from urllib.parse import unquote
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from runtime.protocol import ProtocolError
 
@@ -36,14 +34,6 @@ def headers_of(request: Request) -> dict[str, str]:
         value = raw_value.decode("latin-1")
         out[name] = f"{out[name]},{value}" if name in out else value
     return out
-
-
-def segments(request: Request, prefix: str) -> list[str]:
-    """Path segments after `prefix`: split first, then percent-decode each (§3)."""
-    raw = request.scope.get("raw_path") or request.url.path.encode()
-    path = raw.decode("latin-1").split("?", 1)[0].rstrip("/")
-    rest = path[len(prefix) :].lstrip("/") if path.startswith(prefix) else ""
-    return [unquote(part) for part in rest.split("/")] if rest else []
 
 
 def only_params(request: Request, allowed: tuple[str, ...]) -> None:
@@ -87,60 +77,3 @@ async def read_body(request: Request) -> bytes:
             )
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-class StripTrailingSlash:
-    """Match every path after stripping trailing slashes, without redirects."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            path = scope["path"]
-            if len(path) > 1 and path.endswith("/"):
-                scope = {**scope, "path": path.rstrip("/") or "/"}
-        await self.app(scope, receive, send)
-
-
-class HeadLimit:
-    """Refuse an over-long header section in the protocol's envelope, before any route."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            size = sum(len(name) + len(value) + 4 for name, value in scope["headers"])
-            if size > HEADERS_LIMIT:
-                error = ProtocolError(
-                    "payload_too_large",
-                    f"The request headers are {size} bytes; at most {HEADERS_LIMIT} are read.",
-                    limitBytes=HEADERS_LIMIT,
-                )
-                await error_reply(error)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
-class HostGuard:
-    """Refuse a foreign Host before any route runs (DNS-rebinding defence)."""
-
-    def __init__(self, app: ASGIApp, allowed: Any) -> None:
-        self.app = app
-        self.allowed = allowed
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            host = None
-            for name, value in scope["headers"]:
-                if name == b"host":
-                    host = value.decode("latin-1")
-                    break
-            if not self.allowed(host):
-                response = error_reply(
-                    ProtocolError("forbidden_host", f"Host {host} is not allowed.")
-                )
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)

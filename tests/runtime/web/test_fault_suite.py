@@ -16,7 +16,7 @@ Rules that hold for every case, whatever the fault: no 200 for a write that did 
 asked, no duplicate record, no 5xx other than the upstream_* codes (never a 500), and a listing
 that answers 200 holds every record the upstream holds.
 
-`python -m tests.runtime.test_fault_suite` (or `pytest -s` on this module) prints the table of
+`python -m tests.runtime.web.test_fault_suite` (or `pytest -s` on this module) prints the table of
 every case as Markdown at the end; A2APP_FAULT_TABLE=<path> also writes it to that file.
 """
 

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from runtime.mapping import Mapping
 from runtime.protocol import schema_version
+from runtime.store import Store
+from runtime.upstream import UpstreamClient
 
+from ._calls import call_http
+from ._describer import Describer
 from ._fanout import process_gate
+from ._jobs import JobRunner
+from ._reads import Reads
 from ._security import RateLimiter, Security
-
-if TYPE_CHECKING:
-    from runtime.store import Store
-    from runtime.upstream import UpstreamClient
 
 
 @dataclass(slots=True)
@@ -25,14 +27,14 @@ class RuntimeState:
     upstream: UpstreamClient
     unverified: bool = False
     reads_only: bool = False  # a read-only stamp: writes were never proven
-    drift: int = 0  # pushdowns the local re-check contradicted
     audit_file: Path | None = None
-    jobs: Any = None  # the JobRunner, set when the app is built
-    describe_cache: dict[tuple[Any, ...], bytes] = field(default_factory=dict)
     fanout: asyncio.Semaphore = field(default_factory=process_gate)
     security: Security = field(init=False)
     limiter: RateLimiter = field(init=False)
     schema_version: str = field(init=False)
+    describer: Describer = field(init=False)
+    reads: Reads = field(init=False)
+    jobs: JobRunner = field(init=False)
 
     def __post_init__(self) -> None:
         app_id = self.mapping.app.id
@@ -41,3 +43,14 @@ class RuntimeState:
         self.limiter = RateLimiter({"data": limits.data, "ops": limits.ops})
         # The mapping is frozen for the life of the process, so the fingerprint is too.
         self.schema_version = schema_version(self.mapping)
+        self.describer = Describer()
+        self.reads = Reads(self)
+        self.jobs = JobRunner(self.store, app_id, partial(call_http, self))
+
+    async def aclose(self) -> None:
+        """Stop the jobs this process runs, then the upstream's connections."""
+        await self.jobs.aclose()
+        await self.upstream.aclose()
+
+    def close(self) -> None:
+        self.store.close()

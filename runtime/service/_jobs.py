@@ -8,20 +8,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import secrets
 import socket
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from runtime.mapping import Operation
+from runtime.mapping import Operation, Request
 from runtime.protocol import ProtocolError
-from runtime.store import Job
+from runtime.store import Job, Store
 
-from ._http import log
-from ._operations import call_http
-from ._state import RuntimeState
+log = logging.getLogger("a2app.runtime")
+# The job's http request, sent: the executor a job runs in the background.
+JobCall = Callable[[Operation, Request, dict[str, Any]], Awaitable[Any]]
 
 HEARTBEAT_SECONDS = 5.0
 STALE_SECONDS = 20.0
@@ -39,8 +41,8 @@ def _pid_alive(pid: int) -> bool:
 
 
 class JobRunner:
-    def __init__(self, state: RuntimeState) -> None:
-        self.state = state
+    def __init__(self, store: Store, app_id: str, call: JobCall) -> None:
+        self.store, self.app_id, self.call = store, app_id, call
         self.host = socket.gethostname()
         self.owner = f"{self.host}:{os.getpid()}:{int(time.time() * 1000)}"
         self.tasks: dict[str, asyncio.Task[None]] = {}
@@ -48,17 +50,17 @@ class JobRunner:
     def sweep(self) -> int:
         """Close jobs whose process on this host is gone (a restart cut them off)."""
         closed = 0
-        for owner in self.state.store.unfinished_job_owners(self.state.mapping.app.id):
+        for owner in self.store.unfinished_job_owners(self.app_id):
             host, _, rest = owner.partition(":")
             pid = int(rest.split(":", 1)[0]) if rest.split(":", 1)[0].isdigit() else -1
             if owner != self.owner and host == self.host and not _pid_alive(pid):
-                closed += self.state.store.mark_interrupted(owner)
+                closed += self.store.mark_interrupted(owner)
         return closed
 
     def start(self, op: Operation, args: dict[str, Any]) -> str:
         job_id = "job_" + secrets.token_hex(8)
-        app = self.state.mapping.app.id
-        self.state.store.create_job(
+        app = self.app_id
+        self.store.create_job(
             id=job_id, app_id=app, operation=op.name, params=args, owner=self.owner
         )
         self.tasks[job_id] = asyncio.create_task(self._run(job_id, op, args))
@@ -66,14 +68,12 @@ class JobRunner:
 
     async def _run(self, job_id: str, op: Operation, args: dict[str, Any]) -> None:
         assert op.job is not None
-        store, app = self.state.store, self.state.mapping.app.id
+        store, app = self.store, self.app_id
         store.update_job(app, job_id, status="running")
         beat = asyncio.create_task(self._heartbeat(job_id))
         timeout = op.job.timeout_seconds or DEFAULT_TIMEOUT_SECONDS
         try:
-            result = await asyncio.wait_for(
-                call_http(self.state, op, op.job.request, args), timeout
-            )
+            result = await asyncio.wait_for(self.call(op, op.job.request, args), timeout)
         except ProtocolError as exc:
             store.update_job(app, job_id, status="failed", reason=exc.code,
                              result={"code": exc.code, "message": exc.message})  # fmt: skip
@@ -96,18 +96,18 @@ class JobRunner:
     async def _heartbeat(self, job_id: str) -> None:
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
-            self.state.store.update_job(self.state.mapping.app.id, job_id, status="running")
+            self.store.update_job(self.app_id, job_id, status="running")
 
     def read(self, job_id: str) -> Job | None:
-        app = self.state.mapping.app.id
-        job = self.state.store.get_job(app, job_id)
+        app = self.app_id
+        job = self.store.get_job(app, job_id)
         if job is None or job.status not in ("queued", "running") or job.owner == self.owner:
             return job
         stale = datetime.now(UTC) - _aware(job.updated_at) > timedelta(seconds=STALE_SECONDS)
         if stale:
             # Its process stopped beating: on another host a restart looks like this.
-            self.state.store.mark_interrupted(job.owner)
-            return self.state.store.get_job(app, job_id)
+            self.store.mark_interrupted(job.owner)
+            return self.store.get_job(app, job_id)
         return job
 
     async def aclose(self) -> None:

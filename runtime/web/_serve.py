@@ -1,4 +1,4 @@
-"""Serve one mapping: load, open the store, mint the local grant, run uvicorn."""
+"""Serve one mapping: the state opened by the service, the app on uvicorn."""
 
 from __future__ import annotations
 
@@ -8,63 +8,15 @@ import logging
 import os
 import socket
 import sys
-from dataclasses import dataclass
-from pathlib import Path
 
 import uvicorn
 
-from runtime.mapping import load_mapping, stamp_status
+from runtime.service import ServeOptions, build_state
 
-from ._state import RuntimeState
-from .app import create_app
+from ._app import create_app
 
 log = logging.getLogger("a2app.runtime")
 HTTP_HEAD_LIMIT = 1024 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class ServeOptions:
-    mapping_path: Path
-    host: str = "127.0.0.1"
-    port: int = 8765
-    store_url: str | None = None
-    state_dir: Path | None = None
-    allow_unverified: bool = False
-    ready_json: bool = False
-
-
-class GateRefused(Exception):
-    """The mapping has no fresh verification stamp, and serving it unverified was not asked."""
-
-
-def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
-    from runtime.store import Store, default_store_url, state_dir
-    from runtime.upstream import UpstreamClient
-
-    mapping = load_mapping(options.mapping_path)
-    status = stamp_status(options.mapping_path, mapping)
-    if status.fresh and status.stamp is not None:
-        # The stamp's proven pushdowns are what lets the upstream page and count.
-        mapping = status.stamp.apply(mapping)
-    elif not options.allow_unverified:
-        raise GateRefused(
-            f"{options.mapping_path}: {status.reason}. Prove it first with "
-            f"`a2map verify {options.mapping_path}` (or serve it anyway with --allow-unverified)."
-        )
-    directory = options.state_dir or state_dir()
-    store = Store.open(options.store_url or default_store_url())
-    token_file = directory / ".agent-token"
-    store.ensure_local_grant(token_file)
-    store.start_data_version(mapping.app.id)
-    state = RuntimeState(
-        mapping=mapping,
-        store=store,
-        upstream=UpstreamClient(mapping.upstream),
-        unverified=not status.fresh,
-        reads_only=bool(status.fresh and status.stamp is not None and status.stamp.read_only),
-        audit_file=directory / f"audit-{mapping.app.id}.jsonl",
-    )
-    return state, token_file
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -137,4 +89,4 @@ def run(options: ServeOptions) -> None:
     try:
         asyncio.run(_serve(server, sock, announce))
     finally:
-        state.store.close()
+        state.close()

@@ -16,7 +16,7 @@ from runtime.query import And, Compare, Expr, Or, Path, SortItem, SortKey
 
 from ._batch import records_by_id
 from ._fanout import PER_CALL
-from ._state import RuntimeState
+from ._reach import Reach
 
 MAX_RELATED = 5_000
 
@@ -45,8 +45,8 @@ def _ids(value: Any) -> list[str]:
 
 
 class Related:
-    def __init__(self, state: RuntimeState) -> None:
-        self.state = state
+    def __init__(self, reach: Reach) -> None:
+        self.reach = reach
         self.cache: dict[tuple[str, str], dict[str, Any] | None] = {}
         self._gate = asyncio.Semaphore(PER_CALL)
 
@@ -63,13 +63,13 @@ class Related:
             )
 
         async def one(record_id: str) -> None:
-            async with self._gate, self.state.fanout:
-                self.cache[(target.name, record_id)] = await self.state.upstream.get_record(
+            async with self._gate, self.reach.fanout:
+                self.cache[(target.name, record_id)] = await self.reach.upstream.get_record(
                     target, record_id
                 )
 
         if len(wanted) > 1:  # one listing where the upstream takes `id = a || id = b`
-            for record_id, record in (await records_by_id(self.state, target, wanted)).items():
+            for record_id, record in (await records_by_id(self.reach, target, wanted)).items():
                 self.cache[(target.name, record_id)] = record
             wanted = [i for i in wanted if (target.name, i) not in self.cache]
         await asyncio.gather(*(one(i) for i in wanted))
@@ -85,10 +85,10 @@ class Related:
                 if (
                     field is None
                     or not field.is_ref
-                    or field.entity not in self.state.mapping.entities
+                    or field.entity not in self.reach.mapping.entities
                 ):
                     break
-                target = self.state.mapping.entities[field.entity or ""]
+                target = self.reach.mapping.entities[field.entity or ""]
                 ids = [i for r in rows for i in _ids(r.get(name))]
                 await self._fetch(target, ids)
                 rows = [rec for i in ids if (rec := self.cache.get((target.name, i))) is not None]
@@ -112,12 +112,12 @@ class Related:
         out: dict[str, Any] = {}
         for head in dict.fromkeys(p[0] for p in paths):
             field = entity.fields.get(head)
-            if field is None or not field.is_ref or field.entity not in self.state.mapping.entities:
+            if field is None or not field.is_ref or field.entity not in self.reach.mapping.entities:
                 raise ProtocolError(
                     "invalid_filter",
                     f"Cannot expand {head!r}: it is not a ref or list<ref> field of {entity.name}.",
                 )
-            target = self.state.mapping.entities[field.entity or ""]
+            target = self.reach.mapping.entities[field.entity or ""]
             rest = [p[1:] for p in paths if p[0] == head and len(p) > 1]
             found = []
             for ref in _ids(record.get(head)):

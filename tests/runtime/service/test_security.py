@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from runtime._security import (
+from runtime.mapping import Mapping, load_mapping_text
+from runtime.protocol import ProtocolError
+from runtime.service import (
     DEFAULT_HOW,
     HOW_MAX,
     RateLimiter,
@@ -21,10 +23,8 @@ from runtime._security import (
     rate_key,
     token_key,
 )
-from runtime.mapping import Mapping, load_mapping_text
-from runtime.protocol import ProtocolError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 KANBAN_TEXT = (ROOT / "mappings" / "conformance-kanban.yaml").read_text()
 
 

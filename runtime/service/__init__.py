@@ -1,0 +1,69 @@
+"""The runtime's use cases: reads, the write chain, related records, receipts, operations,
+jobs, approvals and the audit, over the mapping, the store and the upstream client.
+
+The web layer calls only this face; it never reaches the store or the upstream itself.
+"""
+
+from ._batch import CHUNK as CHUNK
+from ._batch import records_by_id as records_by_id
+from ._calls import call_http as call_http
+from ._chain import Done as Done
+from ._chain import Order as Order
+from ._chain import Write as Write
+from ._chain import run_write as run_write
+from ._describe import describe_entity as describe_entity
+from ._describe import describe_module as describe_module
+from ._describe import describe_record as describe_record
+from ._describe import describe_relation as describe_relation
+from ._describe import describe_root as describe_root
+from ._describe import identity as identity
+from ._describe import refuse_depth as refuse_depth
+from ._describe import whoami as whoami
+from ._describer import Describer as Describer
+from ._jobs import JobRunner as JobRunner
+from ._jobs import job_doc as job_doc
+from ._lookup import authorise as authorise
+from ._lookup import authorise_read as authorise_read
+from ._lookup import entity_named as entity_named
+from ._lookup import gate as gate
+from ._lookup import operation_named as operation_named
+from ._open import GateRefused as GateRefused
+from ._open import ServeOptions as ServeOptions
+from ._open import build_state as build_state
+from ._operations import execute as execute
+from ._operations import listing as operations_listing
+from ._operations import run_operation as run_operation
+from ._poll import poll_job as poll_job
+from ._reads import RECORD_PARAMS as RECORD_PARAMS
+from ._reads import Reads as Reads
+from ._reads import check_fields as check_fields
+from ._reads import refuse_stray_parts as refuse_stray_parts
+from ._receipts import HEADER as RECEIPT_HEADER
+from ._receipts import feed as receipts_feed
+from ._security import DEFAULT_HOW as DEFAULT_HOW
+from ._security import HOW_MAX as HOW_MAX
+from ._security import RateLimiter as RateLimiter
+from ._security import Security as Security
+from ._security import allowed_hosts as allowed_hosts
+from ._security import host_allowed as host_allowed
+from ._security import how_text as how_text
+from ._security import presented_token as presented_token
+from ._security import rate_key as rate_key
+from ._security import token_key as token_key
+from ._state import RuntimeState as RuntimeState
+from ._writes import create_record as create_record
+from ._writes import delete_record as delete_record
+from ._writes import refuse_verb as refuse_verb
+from ._writes import update_record as update_record
+
+__all__ = [
+    "CHUNK", "DEFAULT_HOW", "HOW_MAX", "RECEIPT_HEADER", "RECORD_PARAMS", "Describer", "Done",
+    "GateRefused", "JobRunner", "Order", "RateLimiter", "Reads", "RuntimeState", "Security",
+    "ServeOptions", "Write", "allowed_hosts", "authorise", "authorise_read", "build_state",
+    "call_http", "check_fields", "create_record", "delete_record", "describe_entity",
+    "describe_module", "describe_record", "describe_relation", "describe_root", "entity_named",
+    "execute", "gate", "host_allowed", "how_text", "identity", "job_doc", "operation_named",
+    "operations_listing", "poll_job", "presented_token", "rate_key", "receipts_feed",
+    "records_by_id", "refuse_depth", "refuse_stray_parts", "refuse_verb", "run_operation",
+    "run_write", "token_key", "update_record", "whoami",
+]  # fmt: skip

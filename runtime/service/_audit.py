@@ -1,0 +1,63 @@
+"""The audit of write attempts (protocol §20): the store's table, and a JSON-lines file."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from runtime.protocol import Caller, ProtocolError
+
+from ._clock import server_now
+from ._security import rate_key
+from ._state import RuntimeState
+
+
+def audit(
+    state: RuntimeState,
+    caller: Caller | None,
+    target: str,
+    outcome: str,
+    *,
+    record_id: str | None = None,
+    code: str | None = None,
+    asserted_agent: str | None = None,
+) -> None:
+    entry = {
+        "target": target,
+        "outcome": outcome,
+        "credential_id": caller.credential_id if caller else None,
+        "agent_name": caller.agent_name if caller else None,
+        "asserted_agent": asserted_agent,
+        "principal": caller.principal if caller else None,
+        "record_id": record_id,
+        "code": code,
+    }
+    state.store.add_audit(
+        app_id=state.mapping.app.id,
+        target=target,
+        outcome=outcome,
+        credential_id=entry["credential_id"],
+        agent_name=entry["agent_name"],
+        asserted_agent=asserted_agent,
+        principal=entry["principal"],
+        record_id=record_id,
+        code=code,
+    )
+    if state.audit_file is not None:
+        line = json.dumps({"at": server_now(), "app": state.mapping.app.id, **entry})
+        # One short O_APPEND write per entry: lines from several processes never interleave.
+        fd = os.open(state.audit_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, (line + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+
+
+def meter(state: RuntimeState, headers: dict[str, str], klass: str, *, audited: bool) -> None:
+    """The rate gate; a refused write attempt is audited (target `rate:<class>`)."""
+    try:
+        state.limiter.hit(rate_key(headers), klass)
+    except ProtocolError as exc:
+        if audited:
+            audit(state, None, f"rate:{klass}", "rejected", code=exc.code)
+        raise

@@ -1,0 +1,121 @@
+"""The write chain, written once (protocol §4.3, §12, §20):
+
+    authorise → checks → idempotency ⇄ guard → act (upstream, read-back)
+              → idempotency kept → receipt → audit → dataVersion
+
+Record writes reserve the key before the guard runs; operations guard their
+arguments first (`Order`). Which refusals are audited differs the same way and is
+said by the `Write` too, never by a copy of the chain.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.protocol import Caller, ProtocolError
+
+from . import _seen as seen
+from ._audit import audit
+from ._idempotency import Idempotency
+from ._state import RuntimeState
+
+
+class Order(enum.Enum):
+    IDEMPOTENCY_FIRST = "idempotency-first"  # record writes
+    GUARD_FIRST = "guard-first"  # operations: a malformed call never holds a key
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """What a write did: its answer, the record it touched, whether data changed."""
+
+    result: Any
+    record_id: str | None = None
+    changed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    target: str  # the audit's target: `data:<entity>` or `op:<name>`
+    scope: str  # what authorise asks for
+    write: bool  # authorise as a write (a credential is needed)
+    order: Order
+    idem_scope: str = ""
+    idem_key: str | None = None
+    operation: str | None = None  # kept with the idempotency key
+    record_id: str | None = None  # the path's id, audited with a refusal
+    audit_unauthorised: bool = True  # records audit a refused authorisation; operations do not
+    unaudited: frozenset[str] = frozenset()  # codes that are no attempt (§20)
+
+
+Checks = Callable[[Caller], None]
+Guard = Callable[[], Awaitable[dict[str, Any]]]
+Act = Callable[[Caller, dict[str, Any]], Awaitable[Done]]
+Receipt = Callable[[Caller, dict[str, Any], Done], Awaitable[str]]
+
+
+def asserted_agent(headers: dict[str, str]) -> str | None:
+    """The agent's self-asserted name, audited beside the grant's own."""
+    return headers.get("x-a2app-agent") or headers.get("x-lui-agent")
+
+
+def authorise_write(state: RuntimeState, headers: dict[str, str], write: Write) -> Caller:
+    try:
+        return state.security.authorize(headers, write.scope, write=write.write)
+    except ProtocolError as exc:
+        if write.audit_unauthorised:
+            audit(state, None, write.target, "rejected", record_id=write.record_id, code=exc.code)
+        raise
+
+
+async def _no_guard() -> dict[str, Any]:
+    return {}
+
+
+async def run_write(
+    state: RuntimeState,
+    headers: dict[str, str],
+    write: Write,
+    *,
+    checks: Checks,
+    act: Act,
+    receipt: Receipt,
+    guard: Guard = _no_guard,
+) -> tuple[Done, str]:
+    """One write, start to end; answers what was done and its receipt text."""
+    seen.begin()
+    caller = authorise_write(state, headers, write)
+    checks(caller)
+    agent = asserted_agent(headers)
+
+    def rejected(exc: ProtocolError) -> None:
+        if exc.code not in write.unaudited:
+            audit(state, caller, write.target, "rejected", record_id=write.record_id,
+                  code=exc.code, asserted_agent=agent)  # fmt: skip
+
+    guard_first = write.order is Order.GUARD_FIRST
+    idem = Idempotency(state.store, state.mapping.app.id, write.idem_scope, write.idem_key)
+    try:
+        values = await guard() if guard_first else {}
+        idem.reserve()
+    except ProtocolError as exc:
+        rejected(exc)
+        raise
+    try:
+        if not guard_first:
+            values = await guard()
+        done = await act(caller, values)
+    except BaseException as exc:
+        idem.fail(exc, operation=write.operation)
+        if isinstance(exc, ProtocolError):
+            rejected(exc)
+        raise
+    idem.complete(record_id=done.record_id, operation=write.operation)
+    text = await receipt(caller, values, done)
+    audit(state, caller, write.target, "ok", record_id=done.record_id, asserted_agent=agent)
+    if done.changed:
+        state.store.bump_data_version(state.mapping.app.id)
+    return done, text

@@ -1,0 +1,68 @@
+"""A write body or an operation's arguments, parsed and guarded, dangling refs included."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping as AbcMapping
+from typing import Any
+
+from runtime.mapping import Field
+from runtime.protocol import Violation, check, guard_error, parse_body, ref_ids
+
+from . import _seen as seen
+from ._clock import server_now
+from ._fanout import bounded
+from ._reach import Reach
+
+
+async def guarded(
+    reach: Reach,
+    fields: AbcMapping[str, Field],
+    raw: bytes | None,
+    *,
+    require: bool,
+    write_allow: tuple[str, ...] = (),
+    params: bool = False,
+) -> dict[str, Any]:
+    """The body, parsed and guarded, with every violation (dangling refs too) in one 400."""
+    body = (parse_body(raw) if raw else None) or {}
+    found = check(fields, body, require=require, write_allow=write_allow, params=params)
+    if not any(v.code == "invalid_ref" and v.expected.startswith("at most") for v in found):
+        # Ids the guard found malformed are not read: they name nothing by construction.
+        refused = {v.field for v in found}
+        found += await _dangling(reach, fields, body, refused)
+    if found:
+        order = {key: n for n, key in enumerate(body)}
+        found.sort(key=lambda v: (v.code == "missing_required", order.get(v.field, len(order))))
+        raise guard_error(found, server_now())
+    return body
+
+
+async def _dangling(
+    reach: Reach, fields: AbcMapping[str, Field], body: AbcMapping[str, Any],
+    refused: set[str],
+) -> list[Violation]:  # fmt: skip
+    """A ref that names no record is refused before the upstream sees the write."""
+    wanted: list[tuple[Field, Any, str]] = []
+    for name, value in body.items():
+        field = fields.get(name)
+        if field is None or field.entity is None or name in refused:
+            continue
+        wanted.extend((field, value, ref) for ref in dict.fromkeys(ref_ids(field, value)))
+    if not wanted:
+        return []
+    entities = reach.mapping.entities
+    found = await bounded(
+        reach.fanout,
+        (seen.get_record(reach.upstream, entities[f.entity or ""], i) for f, _, i in wanted),
+    )
+    violations: list[Violation] = []
+    reported: set[str] = set()
+    for (field, value, _ref_id), record in zip(wanted, found, strict=True):
+        if record is None and field.name not in reported:
+            reported.add(field.name)
+            violations.append(
+                Violation(
+                    "invalid_ref", field.name, f"the id of an existing {field.entity} record", value
+                )
+            )
+    return violations

@@ -1,0 +1,54 @@
+"""A mapping opened for serving: loaded, its stamp checked, the store and the grant ready."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from runtime.mapping import load_mapping, stamp_status
+from runtime.store import Store, default_store_url, state_dir
+from runtime.upstream import UpstreamClient
+
+from ._state import RuntimeState
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    mapping_path: Path
+    host: str = "127.0.0.1"
+    port: int = 8765
+    store_url: str | None = None
+    state_dir: Path | None = None
+    allow_unverified: bool = False
+    ready_json: bool = False
+
+
+class GateRefused(Exception):
+    """The mapping has no fresh verification stamp, and serving it unverified was not asked."""
+
+
+def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
+    mapping = load_mapping(options.mapping_path)
+    status = stamp_status(options.mapping_path, mapping)
+    if status.fresh and status.stamp is not None:
+        # The stamp's proven pushdowns are what lets the upstream page and count.
+        mapping = status.stamp.apply(mapping)
+    elif not options.allow_unverified:
+        raise GateRefused(
+            f"{options.mapping_path}: {status.reason}. Prove it first with "
+            f"`a2map verify {options.mapping_path}` (or serve it anyway with --allow-unverified)."
+        )
+    directory = options.state_dir or state_dir()
+    store = Store.open(options.store_url or default_store_url())
+    token_file = directory / ".agent-token"
+    store.ensure_local_grant(token_file)
+    store.start_data_version(mapping.app.id)
+    state = RuntimeState(
+        mapping=mapping,
+        store=store,
+        upstream=UpstreamClient(mapping.upstream),
+        unverified=not status.fresh,
+        reads_only=bool(status.fresh and status.stamp is not None and status.stamp.read_only),
+        audit_file=directory / f"audit-{mapping.app.id}.jsonl",
+    )
+    return state, token_file

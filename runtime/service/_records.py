@@ -1,0 +1,127 @@
+"""Record writes against the upstream: create, update and delete, each proven by a fresh read.
+
+Nothing is reported done that a fresh read of the upstream does not show (§9 to §11).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.mapping import Entity, Field
+from runtime.protocol import ProtocolError, not_stored_error, read_back
+from runtime.query import Compare, Literal, Path
+from runtime.query._native import native_filter
+from runtime.upstream import delete_not_done, unproven_unreferenced
+
+from ._reach import Reach
+
+REFERENCE_EXAMPLES = 10
+
+
+async def create(reach: Reach, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
+    written = await reach.upstream.create_record(entity, _declared_only(entity, body))
+    record_id = str(written["id"])
+    return await _read_back(reach, entity, record_id, body)
+
+
+async def update(
+    reach: Reach, entity: Entity, record_id: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    written = await reach.upstream.update_record(entity, record_id, _declared_only(entity, body))
+    if written is None:
+        raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
+    return await _read_back(reach, entity, record_id, body)
+
+
+def _declared_only(entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
+    # writeAllow keys pass through unvalidated, as the protocol allows.
+    return {k: v for k, v in body.items() if k in entity.fields or k in entity.write_allow}
+
+
+_UNREAD = (
+    "The write was answered, but the record could not be read back: read it before "
+    "reporting the write as done or retrying it."
+)
+
+
+async def _read_back(
+    reach: Reach, entity: Entity, record_id: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    """A fresh read of what was stored, compared value by value with what was asked."""
+    try:
+        stored = await reach.upstream.get_record(entity, record_id)
+    except ProtocolError as exc:
+        raise exc.adding(_UNREAD, id=record_id, outcomeUnknown=True) from exc
+    if stored is None:
+        raise ProtocolError(
+            "not_stored",
+            f"Rejected by a2app (not_stored): the upstream app answered the write but has no "
+            f'{entity.name} record "{record_id}". Do NOT report this write as done.',
+            violations=[],
+            id=record_id,
+        )
+    differences = read_back(entity.fields, body, stored)
+    if differences:
+        raise not_stored_error(entity.name, record_id, differences)
+    return stored
+
+
+async def referenced_by(reach: Reach, target: Entity, record_id: str) -> list[dict[str, Any]]:
+    """Records whose restricting refs still point at `record_id` (protocol §9.5)."""
+    found: list[dict[str, Any]] = []
+    for other in reach.mapping.entities.values():
+        for field in other.fields.values():
+            if not field.is_ref or field.entity != target.name or field.on_delete != "restrict":
+                continue
+            ids = await _referencing(reach, other, field, record_id)
+            if ids:
+                found.append({"entity": other.name, "field": field.name, "ids": ids})
+    return found
+
+
+async def _referencing(reach: Reach, other: Entity, field: Field, record_id: str) -> list[str]:
+    params: dict[str, str] = {}
+    op = "=" if field.type == "ref" else "?="
+    spelled = other.filters.get(field.name, {}).get(op)
+    # A native filter language is told a whole comparison, not a bare value.
+    asked = Compare(Path((field.name,)), op, Literal(record_id))
+    native = native_filter(other, asked, reach.upstream.dialect)
+    if native is not None:
+        params = dict(native.params)
+    elif spelled is not None:
+        encoded = reach.upstream.dialect.encode_value(field, record_id)
+        if encoded is not None:
+            params[spelled.param] = encoded
+    scan = reach.upstream.scan(other, params, limit=reach.mapping.serve.scan_limit)
+    ids: list[str] = []
+    async for record in scan:
+        value = record.get(field.name)
+        hit = record_id in value if isinstance(value, list) else value == record_id
+        if hit:
+            ids.append(str(record["id"]))
+            if len(ids) >= REFERENCE_EXAMPLES:
+                await scan.aclose()
+                break
+    if scan.truncated and not ids:
+        raise unproven_unreferenced(other.name, reach.mapping.serve.scan_limit)
+    return ids
+
+
+async def delete(reach: Reach, entity: Entity, record_id: str) -> dict[str, Any]:
+    """Delete, proven by a second read; returns the record as it was."""
+    before = await reach.upstream.get_record(entity, record_id)
+    if before is None:
+        raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
+    blockers = await referenced_by(reach, entity, record_id)
+    if blockers:
+        raise ProtocolError(
+            "record_referenced",
+            f"{entity.name} record {record_id!r} is still referenced; nothing was deleted.",
+            referencedBy=blockers,
+            resolution="Change or delete the referencing records first, then delete this one.",
+        )
+    if await reach.upstream.delete_record(entity, record_id) is None:
+        raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
+    if await reach.upstream.get_record(entity, record_id) is not None:
+        raise delete_not_done(entity.name, record_id)
+    return before

@@ -1,0 +1,140 @@
+"""The FastAPI app: middleware, the route table, and errors in the protocol's envelope."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+from runtime import service
+from runtime.protocol import ProtocolError
+from runtime.service import RuntimeState
+
+from . import _a2app as a2app
+from . import _ops as ops
+from . import _records as records
+from ._adapter import Handler, Lookup, endpoint
+from ._http import error_reply, log
+from ._middleware import HeadLimit, HostGuard, RoutePath
+
+ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+READ = ["GET", "HEAD"]
+
+RECORDS = "/api/collections/{entity}/records"
+RECORD = RECORDS + "/{id}"
+DESCRIBE = "/api/_a2app/describe"
+
+
+async def _protocol_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ProtocolError)
+    return error_reply(exc)
+
+
+async def _framework_error(request: Request, exc: Exception) -> Response:
+    """Framework 404/405/422 never reach a client in their own shape."""
+    if isinstance(exc, HTTPException) and exc.status_code == 405:
+        return error_reply(ProtocolError("usage", "Method not allowed here.", status=405))
+    if isinstance(exc, HTTPException) and exc.status_code == 404:
+        return error_reply(ProtocolError("not_found"))
+    return error_reply(ProtocolError("usage", "The request could not be read."))
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    # The message names the exception type only: a foreign body or a secret
+    # could sit in its text.
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return error_reply(ProtocolError("adapter_error", f"Unexpected {type(exc).__name__}."))
+
+
+async def _not_found(request: Request) -> Response:
+    raise ProtocolError("not_found")
+
+
+def _others(*taken: list[str]) -> list[str]:
+    """The methods no other route of the path takes: refused by the route, never by the
+    framework, so the rate gate and lookups run first as for every verb."""
+    used = {m for methods in taken for m in methods}
+    return [m for m in ALL_METHODS if m not in used]
+
+
+def _routes(app: FastAPI) -> None:
+    def add(
+        path: str, handler: Handler, methods: list[str], *, rate: str | None = None,
+        audited: bool = False, body: bool = False, lookup: Lookup | None = None,
+    ) -> None:  # fmt: skip
+        run = endpoint(handler, rate=rate, audited=audited, body=body, lookup=lookup)
+        app.router.add_route(path, run, methods=methods, include_in_schema=False)
+
+    # Identity, whoami and the model's describe levels: not metered (§18).
+    for path in ("/.well-known/a2app.json", "/api/_a2app"):
+        add(path, a2app.identity, ALL_METHODS)
+    add("/api/_a2app/whoami", a2app.whoami, ALL_METHODS)
+    add("/api/_a2app/receipts", a2app.receipts, ALL_METHODS, rate="data")
+    add(DESCRIBE, a2app.describe_root, ALL_METHODS)
+    add(DESCRIBE + "/{module}", a2app.describe_module, ALL_METHODS)
+    add(DESCRIBE + "/{module}/{entity}", a2app.describe_entity, ALL_METHODS)
+    # The record and relation levels read the upstream: metered after the lookup.
+    add(DESCRIBE + "/{module}/{entity}/{id}", a2app.describe_record, ALL_METHODS)
+    add(DESCRIBE + "/{module}/{entity}/{id}/{relation}", a2app.describe_relation, ALL_METHODS)
+    add(DESCRIBE + "/{rest:path}", a2app.describe_too_deep, ALL_METHODS)
+
+    # Records: the shape of PocketBase's bindRecordCrudApi, rate class data; a refused
+    # write attempt is audited, the body read (and capped) before the gate.
+    def record_write(path: str, handler: Handler, methods: list[str]) -> None:
+        add(path, handler, methods, rate="data", audited=True, body=True, lookup="entity")
+
+    add(RECORDS, records.list_records, READ, rate="data", lookup="entity")
+    add(RECORD, records.view_record, READ, rate="data", lookup="entity")
+    for path in (RECORDS, RECORD):
+        record_write(path, records.create_record, ["POST"])
+        record_write(path, records.update_record, ["PATCH"])
+        record_write(path, records.delete_record, ["DELETE"])
+        record_write(path, records.other_verb, _others(READ, ["POST", "PATCH", "DELETE"]))
+
+    # Operations: rate class ops, the operation looked up before any authorisation.
+    def operation(handler: Handler, methods: list[str]) -> None:
+        add("/api/ops/{name}", handler, methods, rate="ops", audited=True, body=True,
+            lookup="operation")  # fmt: skip
+
+    operation(ops.run_operation, ["POST"])
+    operation(ops.operation_other_verb, _others(["POST"]))
+    add("/api/_ops", ops.operations_listing, READ)
+    add("/api/_ops", ops.listing_other_verb, _others(READ))
+    add("/api/_jobs/{id}", ops.poll_job, READ, rate="data")
+    add("/api/_jobs/{id}", ops.job_other_verb, _others(READ), rate="data")
+    app.router.add_route("/{rest:path}", _not_found, methods=ALL_METHODS)
+
+
+def create_app(state: RuntimeState) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state.jobs.sweep()
+        try:
+            yield
+        finally:
+            await state.aclose()
+
+    app = FastAPI(
+        title=f"A2App: {state.mapping.app.name or state.mapping.app.id}",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        redirect_slashes=False,
+        lifespan=lifespan,
+    )
+    app.state.runtime = state
+    app.add_exception_handler(ProtocolError, _protocol_error)
+    app.add_exception_handler(HTTPException, _framework_error)
+    app.add_exception_handler(RequestValidationError, _framework_error)
+    app.add_exception_handler(Exception, _unexpected)
+    _routes(app)
+    hosts = service.allowed_hosts(state.mapping)
+    app.add_middleware(HostGuard, allowed=lambda host: service.host_allowed(host, hosts))
+    app.add_middleware(RoutePath)
+    app.add_middleware(HeadLimit)  # added last, so it runs first
+    return app
