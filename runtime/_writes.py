@@ -23,7 +23,7 @@ from runtime.protocol import (
 )
 from runtime.protocol._access import Caller
 from runtime.query import Compare, Literal, Path
-from runtime.query._native import native_filter
+from runtime.upstream import native_filter
 
 from . import _seen as seen
 from ._clock import server_now

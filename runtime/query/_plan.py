@@ -16,8 +16,8 @@ from typing import Any, Protocol
 from runtime.mapping import Entity, Field, SortSpec
 from runtime.protocol import ProtocolError
 
-from ._ast import And, Compare, Expr, Literal, Path, Random, SortItem, SortKey
-from ._native import native_filter
+from ._ast import Compare, Expr, Literal, Path, Random, SortItem, SortKey
+from ._conditions import conjuncts, native_filter
 from ._values import coerce_literal
 
 _ID = Field(name="id", type="string", source=("id",))
@@ -45,14 +45,6 @@ class Plan:
     proven: bool = True
     sort_pushed: bool = False
     delegate: bool = False
-
-
-def conjuncts(expr: Expr | None) -> list[Expr]:
-    if expr is None:
-        return []
-    if isinstance(expr, And):
-        return [part for term in expr.terms for part in conjuncts(term)]
-    return [expr]
 
 
 def _push(entity: Entity, cmp: Expr, encoder: Encoder) -> tuple[str, str, bool] | None:
@@ -141,7 +133,7 @@ def plan(
     params: dict[str, str] = {}
     pushed = residual = 0
     proven = True
-    # A dialect with a native filter language takes whole expressions (see `_native`).
+    # A dialect with a native filter language takes whole expressions (see `_conditions`).
     native = native_filter(entity, expr, encoder)
     if native is not None:
         params = dict(native.params)

@@ -1,9 +1,9 @@
-"""Filter dialects: how one upstream spells values and sort keys in its query string.
+"""What every filter dialect offers, and the parts dialects share.
 
 The query planner decides *what* to push down (from the mapping's proven filter
-params); a dialect only decides *how it is written*. Dialects are looked up by
-``upstream.dialect`` in `DIALECTS`, so ``ransack``, ``pocketbase`` and
-``json-server`` are one class and one registry line each.
+params); a dialect only decides *how it is written*: the text of one value, a
+null test, and the sort parameters, with field names translated through each
+field's ``source``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from runtime.mapping import Entity, Field, SortSpec
-from runtime.protocol import ProtocolError, compact_json
-
-from ._dialect_pocketbase import PocketBaseDialect
+from runtime.protocol import compact_json
 
 
 class Dialect(Protocol):
@@ -41,7 +39,9 @@ class Dialect(Protocol):
 #   sort_params(spec, keys, *, entity) -> dict[str, str]: sorting that needs several
 #       parameters (json-server's `_sort=a,b&_order=asc,desc`);
 #   encode_filter(op, field, value) -> str | None: a value whose spelling depends on
-#       the operator (json-server's `_like` takes a regular expression).
+#       the operator (json-server's `_like` takes a regular expression);
+#   render_conditions(entity, conditions) -> NativeFilter: whole expressions in one
+#       parameter (PocketBase's `filter`; see `runtime.query.ConditionRenderer`).
 
 
 def sort_params(
@@ -68,7 +68,8 @@ def encode_filter(dialect: Dialect, op: str, field: Field | None, value: Any) ->
     return dialect.encode_value(field, value)
 
 
-def _scalar(value: Any) -> str | None:
+def scalar_text(value: Any) -> str | None:
+    """One value as a query string spells it: ``true``, ``5``, ``1.5``, the text itself."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -84,22 +85,11 @@ def _scalar(value: Any) -> str | None:
     return compact_json(value)
 
 
-class PlainDialect:
-    """No known filter language: plain ``param=value`` pairs, ``sort=a,-b``."""
+class SourceNamed:
+    """Sorting by the upstream's field names (each field's ``source``): ``sort=-due,title``."""
 
-    name = "none"
+    # How the upstream spells a path through nested objects.
     path_separator = "."
-
-    def encode_value(self, field: Field | None, value: Any) -> str | None:
-        if isinstance(value, list | tuple):
-            parts = [_scalar(v) for v in value]
-            if any(p is None for p in parts):
-                return None  # a null inside a list has no spelling in a comma list
-            return ",".join(p for p in parts if p is not None)
-        return _scalar(value)
-
-    def null_param(self, param: str, is_null: bool) -> tuple[str, str] | None:
-        return None
 
     def upstream_name(self, name: str, entity: Entity | None) -> str:
         if entity is None:
@@ -119,38 +109,3 @@ class PlainDialect:
             upstream = self.upstream_name(name, entity)
             terms.append(f"{spec.desc}{upstream}" if descending else upstream)
         return spec.param, spec.separator.join(terms)
-
-
-class DjangoFilterDialect(PlainDialect):
-    """django-filter with DRF's ``OrderingFilter``: ``?done=true&ordering=-due,title``."""
-
-    name = "django-filter"
-    # Django spells a path through related objects `list__board`.
-    path_separator = "__"
-
-    def null_param(self, param: str, is_null: bool) -> tuple[str, str] | None:
-        base = param.removesuffix("__exact")
-        return f"{base}__isnull", "true" if is_null else "false"
-
-
-DIALECTS: dict[str, Dialect] = {
-    "none": PlainDialect(),
-    "django-filter": DjangoFilterDialect(),
-    "pocketbase": PocketBaseDialect(),
-}
-
-
-def dialect_for(name: str) -> Dialect:
-    """The registered dialect; a mapping naming one not built yet is refused clearly."""
-    try:
-        return DIALECTS[name]
-    except KeyError:
-        raise ProtocolError(
-            "not_implemented", f"The filter dialect {name!r} is not available in this runtime."
-        ) from None
-
-
-# Dialects in modules of their own build on PlainDialect, so they register after it.
-from ._dialect_jsonserver import JsonServerDialect  # noqa: E402
-
-DIALECTS["json-server"] = JsonServerDialect()
