@@ -29,6 +29,9 @@ from ._ast import comparisons as comparisons
 from ._conditions import ConditionRenderer as ConditionRenderer
 from ._conditions import NativeFilter as NativeFilter
 from ._conditions import native_filter as native_filter
+from ._encoder import Encoder as Encoder
+from ._encoder import encode_filter as encode_filter
+from ._encoder import sort_params as sort_params
 from ._evaluate import Predicate as Predicate
 from ._evaluate import Record as Record
 from ._evaluate import compile_filter as compile_filter
@@ -48,7 +51,6 @@ from ._params import MAX_PER_PAGE as MAX_PER_PAGE
 from ._params import Paging as Paging
 from ._params import parse_expand as parse_expand
 from ._params import parse_paging as parse_paging
-from ._plan import Encoder as Encoder
 from ._plan import Plan as Plan
 from ._plan import plan as plan
 from ._resolve import MAX_RELATION_HOPS as MAX_RELATION_HOPS
@@ -69,6 +71,7 @@ __all__ = [
     "FieldPick", "FieldResolver", "Kind", "Literal", "LiteralValue", "Lookup", "Macro",
     "NativeFilter", "Operand", "Or", "Paging", "Path", "Plan", "Predicate", "Random", "Record",
     "ResolvedPath", "SortItem", "SortKey", "Sorter", "Stage", "comparisons", "compile_filter",
-    "compile_sort", "native_filter", "parse_expand", "parse_fields", "parse_filter",
-    "parse_instant", "parse_paging", "parse_sort", "plan", "project_fields", "render_literal",
+    "compile_sort", "encode_filter", "native_filter", "parse_expand", "parse_fields",
+    "parse_filter", "parse_instant", "parse_paging", "parse_sort", "plan", "project_fields",
+    "render_literal", "sort_params",
 ]  # fmt: skip

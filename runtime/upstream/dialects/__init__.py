@@ -7,16 +7,16 @@ One module per dialect, looked up by ``upstream.dialect`` in `DIALECTS`:
     json-server    ``f_ne``, ``f_like`` (a regex), ``_sort``/``_order`` (_jsonserver)
     pocketbase     one native ``filter`` expression, ``sort=-a``       (_pocketbase)
 
-What every dialect offers, and the optional members some add, is `Dialect`
-(`_base`); `sort_params`, `encode_filter` and `native_filter` (the planner's
-own entry, `runtime.query.native_filter`) reach the optional ones.
+What every dialect offers is `Dialect` (`_base`); the optional members some add
+are reached through `sort_params`, `encode_filter` and `native_filter`, the
+planner's own (`runtime.query`), so a dialect is spelled alike wherever it is used.
 """
 
+from runtime.query import encode_filter as encode_filter
 from runtime.query import native_filter as native_filter
+from runtime.query import sort_params as sort_params
 
 from ._base import Dialect as Dialect
-from ._base import encode_filter as encode_filter
-from ._base import sort_params as sort_params
 from ._django import DjangoFilterDialect as DjangoFilterDialect
 from ._jsonserver import JsonServerDialect as JsonServerDialect
 from ._jsonserver import regex_escape as regex_escape

@@ -3,7 +3,8 @@
 The query planner decides *what* to push down (from the mapping's proven filter
 params); a dialect only decides *how it is written*: the text of one value, a
 null test, and the sort parameters, with field names translated through each
-field's ``source``.
+field's ``source``. The members the planner asks for, and the optional ones a
+dialect may add, are `runtime.query.Encoder`'s.
 """
 
 from __future__ import annotations
@@ -12,60 +13,19 @@ import math
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from runtime.mapping import Entity, Field, SortSpec
+from runtime.mapping import Entity, SortSpec
 from runtime.protocol import compact_json
+from runtime.query import Encoder
 
 
-class Dialect(Protocol):
+class Dialect(Encoder, Protocol):
+    """An `Encoder` the runtime looks up by name, which can also test for null."""
+
     name: str
-
-    def encode_value(self, field: Field | None, value: Any) -> str | None:
-        """The query-string text of one filter value; None when it cannot be sent as one."""
-        ...
 
     def null_param(self, param: str, is_null: bool) -> tuple[str, str] | None:
         """The parameter testing a field (spelled `param` for ``=``) for null, if any."""
         ...
-
-    def sort_param(
-        self, spec: SortSpec, keys: Sequence[tuple[str, bool]], *, entity: Entity | None = None
-    ) -> tuple[str, str]:
-        """``(param, value)`` sorting by `keys` (protocol field name, descending?)."""
-        ...
-
-
-# Optional members a dialect may add; callers reach them through `sort_params` and
-# `encode_filter` below, which fall back to the members every dialect has:
-#   sort_params(spec, keys, *, entity) -> dict[str, str]: sorting that needs several
-#       parameters (json-server's `_sort=a,b&_order=asc,desc`);
-#   encode_filter(op, field, value) -> str | None: a value whose spelling depends on
-#       the operator (json-server's `_like` takes a regular expression);
-#   render_conditions(entity, conditions) -> NativeFilter: whole expressions in one
-#       parameter (PocketBase's `filter`; see `runtime.query.ConditionRenderer`).
-
-
-def sort_params(
-    dialect: Dialect,
-    spec: SortSpec,
-    keys: Sequence[tuple[str, bool]],
-    *,
-    entity: Entity | None = None,
-) -> dict[str, str]:
-    """Every query parameter sorting by `keys`, however many the dialect needs."""
-    many = getattr(dialect, "sort_params", None)
-    if many is not None:
-        return dict(many(spec, keys, entity=entity))
-    name, value = dialect.sort_param(spec, keys, entity=entity)
-    return {name: value}
-
-
-def encode_filter(dialect: Dialect, op: str, field: Field | None, value: Any) -> str | None:
-    """The query-string text of `value` compared by the protocol operator `op`."""
-    by_op = getattr(dialect, "encode_filter", None)
-    if by_op is not None:
-        encoded: str | None = by_op(op, field, value)
-        return encoded
-    return dialect.encode_value(field, value)
 
 
 def scalar_text(value: Any) -> str | None:
