@@ -87,14 +87,3 @@ class Walker:
             if not (self.page and self.size) or len(chunk) < PAGE_SIZE:
                 return Listing(records, complete=True)
         return Listing(records, complete=False)
-
-
-def literal(value: Any) -> str | None:
-    """A value in the protocol's filter grammar; None for what a probe should not use."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return json.dumps(value)
-    if isinstance(value, str) and value.isprintable() and '"' not in value and "\\" not in value:
-        return json.dumps(value, ensure_ascii=False)
-    return None

@@ -19,13 +19,12 @@ from typing import Any
 
 from runtime.mapping import Entity, FilterParam
 from runtime.protocol import ProtocolError
-from runtime.query import EntityResolver, compile_filter, parse_filter
-from runtime.query._plan import plan
+from runtime.query import EntityResolver, compile_filter, parse_filter, plan, render_literal
 from runtime.upstream import Dialect
 
 from ._draft import EntityDraft, Ev, FieldDraft, FilterDraft
 from ._filters import _operator
-from ._judge import Listing, Walker, literal
+from ._judge import Listing, Walker
 
 SUFFIXES: dict[str, tuple[str, ...]] = {
     "none": ("",),
@@ -74,7 +73,7 @@ def _ask(
     resolver = EntityResolver(trial, {**entities, entity.name: trial})
     why = "untested (no value splits the listing)"
     for tried, value in enumerate(_candidates(everyone, name, op)):
-        text = literal(value)
+        text = render_literal(value, escapes=False)
         if tried >= MAX_TRIES:
             break
         if text is None:

@@ -17,7 +17,14 @@ from typing import Any
 
 from runtime.mapping import Entity, Field
 from runtime.protocol import ProtocolError
-from runtime.query import EntityResolver, compile_filter, compile_sort, parse_filter, parse_sort
+from runtime.query import (
+    EntityResolver,
+    compile_filter,
+    compile_sort,
+    parse_filter,
+    parse_sort,
+    render_literal,
+)
 from runtime.upstream import encode_filter, sort_params
 
 from ._context import Ctx
@@ -50,17 +57,6 @@ def _declared(entity: Entity, name: str) -> Field:
     if name == "id":
         return Field(name="id", type="string", source=entity.id_source)
     return entity.fields[name]
-
-
-def _literal(value: Any) -> str | None:
-    """The value in PocketBase's filter grammar; None for what a probe should not use."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return json.dumps(value)
-    if isinstance(value, str) and value.isprintable() and '"' not in value and "\\" not in value:
-        return json.dumps(value, ensure_ascii=False)
-    return None
 
 
 def _values(records: list[dict[str, Any]], name: str) -> list[Any]:
@@ -115,7 +111,7 @@ def _choose(
 ) -> tuple[Any, str, set[str]] | None:
     """A probe value that selects some records but not all, with the filter text and selection."""
     for tried, value in enumerate(_candidates(ctx, entity, name, op, records)):
-        literal = _literal(value)
+        literal = render_literal(value, escapes=False)
         if tried >= MAX_PROBES:
             break
         if literal is None:

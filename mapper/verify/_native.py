@@ -8,8 +8,7 @@ checks, so what is proven is what is served.
 from __future__ import annotations
 
 from runtime.mapping import Entity
-from runtime.query import parse_filter
-from runtime.query._plan import plan
+from runtime.query import parse_filter, plan
 from runtime.upstream import Dialect
 
 from ._failures import Skip

@@ -5,6 +5,9 @@
 
 The engine is generic over `FieldResolver`; `EntityResolver` resolves paths
 against a mapping's declared entities, so values compare as declared types.
+`plan` splits a query into what the upstream is told (spelled by an `Encoder`,
+or handed whole to a `ConditionRenderer`) and what is checked here;
+`render_literal` writes a value back as a filter literal.
 """
 
 from ._ast import ANY_OPERATORS as ANY_OPERATORS
@@ -23,6 +26,12 @@ from ._ast import Random as Random
 from ._ast import SortItem as SortItem
 from ._ast import SortKey as SortKey
 from ._ast import comparisons as comparisons
+from ._conditions import ConditionRenderer as ConditionRenderer
+from ._conditions import NativeFilter as NativeFilter
+from ._conditions import native_filter as native_filter
+from ._encoder import Encoder as Encoder
+from ._encoder import encode_filter as encode_filter
+from ._encoder import sort_params as sort_params
 from ._evaluate import Predicate as Predicate
 from ._evaluate import Record as Record
 from ._evaluate import compile_filter as compile_filter
@@ -35,6 +44,7 @@ from ._grammar import MAX_FILTER_LENGTH as MAX_FILTER_LENGTH
 from ._grammar import MAX_SORT_KEYS as MAX_SORT_KEYS
 from ._grammar import parse_filter as parse_filter
 from ._grammar import parse_sort as parse_sort
+from ._literal import render_literal as render_literal
 from ._params import DEFAULT_PER_PAGE as DEFAULT_PER_PAGE
 from ._params import MAX_EXPAND_DEPTH as MAX_EXPAND_DEPTH
 from ._params import MAX_PER_PAGE as MAX_PER_PAGE
@@ -52,51 +62,16 @@ from ._resolve import Stage as Stage
 from ._sort import Sorter as Sorter
 from ._sort import compile_sort as compile_sort
 from ._values import Kind as Kind
+from ._values import parse_instant as parse_instant
 
 __all__ = [
-    "ANY_OPERATORS",
-    "DEFAULT_PER_PAGE",
-    "MACROS",
-    "MAX_COMPARISONS",
-    "MAX_EXPAND_DEPTH",
-    "MAX_FILTER_LENGTH",
-    "MAX_PER_PAGE",
-    "MAX_RELATION_HOPS",
-    "MAX_SORT_KEYS",
-    "OPERATORS",
-    "And",
-    "Compare",
-    "EntityResolver",
-    "Excerpt",
-    "Expr",
-    "FieldPick",
-    "FieldResolver",
-    "Kind",
-    "Literal",
-    "LiteralValue",
-    "Lookup",
-    "Macro",
-    "Operand",
-    "Or",
-    "Paging",
-    "Path",
-    "Plan",
-    "Predicate",
-    "Random",
-    "Record",
-    "ResolvedPath",
-    "SortItem",
-    "SortKey",
-    "Sorter",
-    "Stage",
-    "comparisons",
-    "compile_filter",
-    "compile_sort",
-    "parse_expand",
-    "parse_fields",
-    "parse_filter",
-    "parse_paging",
-    "parse_sort",
-    "plan",
-    "project_fields",
+    "ANY_OPERATORS", "DEFAULT_PER_PAGE", "MACROS", "MAX_COMPARISONS", "MAX_EXPAND_DEPTH",
+    "MAX_FILTER_LENGTH", "MAX_PER_PAGE", "MAX_RELATION_HOPS", "MAX_SORT_KEYS", "OPERATORS",
+    "And", "Compare", "ConditionRenderer", "Encoder", "EntityResolver", "Excerpt", "Expr",
+    "FieldPick", "FieldResolver", "Kind", "Literal", "LiteralValue", "Lookup", "Macro",
+    "NativeFilter", "Operand", "Or", "Paging", "Path", "Plan", "Predicate", "Random", "Record",
+    "ResolvedPath", "SortItem", "SortKey", "Sorter", "Stage", "comparisons", "compile_filter",
+    "compile_sort", "encode_filter", "native_filter", "parse_expand", "parse_fields",
+    "parse_filter", "parse_instant", "parse_paging", "parse_sort", "plan", "project_fields",
+    "render_literal", "sort_params",
 ]  # fmt: skip

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
-from runtime.mapping import Entity, Field, SortSpec
+from runtime.mapping import Entity, Field
 from runtime.protocol import ProtocolError
 
-from ._ast import And, Compare, Expr, Literal, Path, Random, SortItem, SortKey
-from ._native import native_filter
+from ._ast import Compare, Expr, Literal, Path, Random, SortItem, SortKey
+from ._conditions import conjuncts, native_filter
+from ._encoder import Encoder, encode_filter, sort_params
 from ._values import coerce_literal
 
 _ID = Field(name="id", type="string", source=("id",))
@@ -30,13 +31,6 @@ _LIKE_SAFE = frozenset(
 )
 
 
-class Encoder(Protocol):
-    def encode_value(self, field: Field | None, value: Any) -> str | None: ...
-    def sort_param(
-        self, spec: SortSpec, keys: list[tuple[str, bool]], *, entity: Entity | None = None
-    ) -> tuple[str, str]: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Plan:
     params: Mapping[str, str] = field(default_factory=dict)
@@ -45,14 +39,6 @@ class Plan:
     proven: bool = True
     sort_pushed: bool = False
     delegate: bool = False
-
-
-def conjuncts(expr: Expr | None) -> list[Expr]:
-    if expr is None:
-        return []
-    if isinstance(expr, And):
-        return [part for term in expr.terms for part in conjuncts(term)]
-    return [expr]
 
 
 def _push(entity: Entity, cmp: Expr, encoder: Encoder) -> tuple[str, str, bool] | None:
@@ -73,30 +59,10 @@ def _push(entity: Entity, cmp: Expr, encoder: Encoder) -> tuple[str, str, bool] 
     value = _sendable(declared, value)
     if value is None:
         return None
-    encoded = _encode(encoder, cmp.op, declared, value)
+    encoded = encode_filter(encoder, cmp.op, declared, value)
     if encoded is None:
         return None
     return spelled.param, encoded, spelled.proven
-
-
-def _encode(encoder: Encoder, op: str, declared: Field | None, value: Any) -> str | None:
-    """A dialect may spell a value per operator (json-server's `_like` takes a regex)."""
-    by_op = getattr(encoder, "encode_filter", None)
-    if by_op is None:
-        return encoder.encode_value(declared, value)
-    encoded: str | None = by_op(op, declared, value)
-    return encoded
-
-
-def _sort_params(
-    encoder: Encoder, spec: SortSpec, keys: list[tuple[str, bool]], entity: Entity
-) -> dict[str, str]:
-    """A dialect may need several parameters to sort (json-server's `_sort` and `_order`)."""
-    many = getattr(encoder, "sort_params", None)
-    if many is not None:
-        return dict(many(spec, keys, entity=entity))
-    name, value = encoder.sort_param(spec, keys, entity=entity)
-    return {name: value}
 
 
 def _sendable(declared: Field | None, value: Any) -> Any:
@@ -141,7 +107,7 @@ def plan(
     params: dict[str, str] = {}
     pushed = residual = 0
     proven = True
-    # A dialect with a native filter language takes whole expressions (see `_native`).
+    # A dialect with a native filter language takes whole expressions (see `_conditions`).
     native = native_filter(entity, expr, encoder)
     if native is not None:
         params = dict(native.params)
@@ -166,7 +132,9 @@ def plan(
         ]
         if len(keys) == len(sort) and all(k.path.parts[0] in spec.fields for k in keys):
             params.update(
-                _sort_params(encoder, spec, [(k.path.parts[0], k.descending) for k in keys], entity)
+                sort_params(
+                    encoder, spec, [(k.path.parts[0], k.descending) for k in keys], entity=entity
+                )
             )
             sort_pushed = True
             sort_ok = spec.proven

@@ -16,7 +16,7 @@ from typing import Any
 from runtime.mapping import Entity
 from runtime.protocol import ProtocolError
 from runtime.query import Compare, Expr, Literal, Or, Path
-from runtime.query._native import native_filter
+from runtime.upstream import native_filter
 
 from ._reach import Reach
 

@@ -10,8 +10,7 @@ from typing import Any
 from runtime.mapping import Entity, Field
 from runtime.protocol import ProtocolError, not_stored_error, read_back
 from runtime.query import Compare, Literal, Path
-from runtime.query._native import native_filter
-from runtime.upstream import delete_not_done, unproven_unreferenced
+from runtime.upstream import delete_not_done, native_filter, unproven_unreferenced
 
 from ._reach import Reach
 

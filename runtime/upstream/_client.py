@@ -22,12 +22,12 @@ from runtime.mapping import Mapping as MappingModel
 from runtime.protocol import ProtocolError, steers
 
 from ._confine import BaseUrl
-from ._dialects import Dialect, dialect_for
 from ._pagination import Answer, style_for
 from ._records import dig, id_text, to_protocol, to_upstream, write_wrap
 from ._translate import NOT_FOUND, answered_write, interpret, shape_error, translating
 from ._walk import Page, Pager, Scan, with_params
 from ._wire import Secrets, WireTransport
+from .dialects import Dialect, dialect_for
 
 logger = logging.getLogger("runtime.upstream")
 METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})

@@ -10,7 +10,7 @@ from runtime.mapping import SortSpec
 from runtime.protocol import ProtocolError
 from runtime.upstream import DIALECTS, DjangoFilterDialect, PlainDialect, dialect_for
 
-from .support import CARDS, NOTES
+from ..support import CARDS, NOTES
 
 DJANGO = DjangoFilterDialect()
 PLAIN = PlainDialect()

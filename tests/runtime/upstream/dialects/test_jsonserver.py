@@ -8,19 +8,18 @@ from typing import Any
 import pytest
 
 from runtime.mapping import Entity, Field, FilterParam, SortSpec
-from runtime.query import parse_filter, parse_sort
-from runtime.query._plan import plan
-from runtime.upstream import (
+from runtime.query import parse_filter, parse_sort, plan
+from runtime.upstream.dialects import (
     DIALECTS,
     JsonServerDialect,
     PlainDialect,
     dialect_for,
     encode_filter,
+    regex_escape,
     sort_params,
 )
-from runtime.upstream._dialect_jsonserver import regex_escape
 
-from .support import CARDS, NOTES
+from ..support import CARDS, NOTES
 
 JSON_SERVER = JsonServerDialect()
 TITLE = CARDS.fields["title"]

@@ -3,7 +3,7 @@
 Each scenario is a protocol query and exactly the parameters the upstream is
 told, with how many top-level conjuncts were pushed and kept local, and whether
 paging may be delegated. The differential test against a real PocketBase
-(`test_pocketbase_native.py`) proves the rendered forms select what the local
+(`test_pocketbase_filter_live.py`) proves the rendered forms select what the local
 evaluator selects; this table pins the rendering itself.
 """
 
@@ -16,10 +16,8 @@ from typing import Any
 import pytest
 
 from runtime.mapping import Entity, Field, FilterParam, SortSpec
-from runtime.query import MAX_FILTER_LENGTH, parse_filter, parse_sort
-from runtime.query._native import native_filter
-from runtime.query._plan import plan
-from runtime.upstream import DjangoFilterDialect, dialect_for
+from runtime.query import MAX_FILTER_LENGTH, parse_filter, parse_sort, plan
+from runtime.upstream import DjangoFilterDialect, dialect_for, native_filter
 
 POCKETBASE = dialect_for("pocketbase")
 OPS = {

@@ -27,13 +27,11 @@ import pytest
 
 from runtime.mapping import FilterParam
 from runtime.protocol import ProtocolError
-from runtime.query import EntityResolver, compile_filter, parse_filter
-from runtime.query._plan import plan
+from runtime.query import EntityResolver, compile_filter, parse_filter, plan
 from runtime.upstream import dialect_for, to_protocol
 from tests.fixtures.pocketbase import create_collection, insert_records, start_pocketbase
 from tests.fixtures.servers import KanbanServer
-
-from .test_pocketbase_differential import (
+from tests.runtime.query.test_pocketbase_differential import (
     CARDS,
     CASES,
     COLLECTION,

@@ -1,15 +1,16 @@
-"""Native filters: the pushable part of a query written back as one upstream expression.
+"""PocketBase's native filter: the pushable conditions of a query as one expression.
 
-An upstream whose filter language is the protocol's own grammar (PocketBase) is
-told whole expressions, not one parameter per comparison: every top-level
-conjunct, and every ``||`` group whose branches all qualify, is rendered with
-the upstream's field names (each field's ``source``) and joined with ``&&``
-into the one parameter the dialect names (``filter_param``).
+PocketBase is told whole expressions, not one parameter per comparison: every
+condition the planner hands over (a top-level conjunct), and every ``||``
+group whose branches all qualify, is rendered with the upstream's field names
+(each field's ``source``) and joined with ``&&`` into the one parameter the
+dialect names (``filter_param``).
 
 A comparison qualifies only when the mapping lists its operator for that field
 under that parameter, and only in a form whose semantics are the local
 evaluator's (reference ``pocketbase-records-api.md`` §4, pinned by
-``tests/runtime/query/test_pocketbase_differential.py``):
+``tests/runtime/query/test_pocketbase_differential.py``
+and ``tests/runtime/upstream/dialects/test_pocketbase_filter_live.py``):
 
 * text, enum, ref and id fields: any operator, the literal a string (``null``
   only with ``=`` / ``!=``); ``:lower`` on them too;
@@ -35,16 +36,26 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from runtime.mapping import Entity, Field
-
-from ._ast import And, Compare, Expr, Literal, Or, Path, comparisons
-from ._grammar import MAX_COMPARISONS, MAX_FILTER_LENGTH
-from ._values import parse_instant, pb_datetime
+from runtime.query import (
+    MAX_COMPARISONS,
+    MAX_FILTER_LENGTH,
+    And,
+    Compare,
+    Expr,
+    Literal,
+    NativeFilter,
+    Or,
+    Path,
+    comparisons,
+    parse_instant,
+    render_literal,
+)
 
 _ID = Field(name="id", type="string", source=("id",))
 _TEXT = ("string", "enum", "ref")
@@ -55,19 +66,6 @@ _ORDER = ("<", "<=", ">", ">=")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _EXACT_FLOAT = 2**53
-# PocketBase 0.40.6 decodes \\ \" \n \r \t in a literal but not \b, \f or \uXXXX, which
-# is how the other control characters would have to be written: those stay local.
-_UNSPELLABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-
-
-@dataclass(frozen=True, slots=True)
-class NativeFilter:
-    """What the upstream is told, and how much of the query that covers."""
-
-    params: Mapping[str, str]
-    pushed: int = 0
-    residual: int = 0
-    proven: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,16 +82,12 @@ class _Scope:
     uses: Counter[str]
 
 
-def native_filter(entity: Entity, expr: Expr | None, encoder: object) -> NativeFilter | None:
-    """The native filter for `expr`; None when the encoder has no native filter parameter."""
-    param = getattr(encoder, "filter_param", None)
-    if not isinstance(param, str):
-        return None
-    if expr is None:
-        return NativeFilter({})
+def render_conditions(entity: Entity, conditions: Sequence[Expr], param: str) -> NativeFilter:
+    """The conditions PocketBase can be told in `param`, joined; the rest stay local."""
     uses: Counter[str] = Counter(
         side.parts[0]
-        for c in comparisons(expr)
+        for condition in conditions
+        for c in comparisons(condition)
         for side in (c.left, c.right)
         if isinstance(side, Path)
     )
@@ -101,7 +95,7 @@ def native_filter(entity: Entity, expr: Expr | None, encoder: object) -> NativeF
     texts: list[str] = []
     count = residual = 0
     proven = True
-    for part in _conjuncts(expr):
+    for part in conditions:
         found = _render(scope, part, grouped=False)
         # The upstream refuses a filter over its limits; what does not fit stays local.
         if found is None or (
@@ -115,12 +109,6 @@ def native_filter(entity: Entity, expr: Expr | None, encoder: object) -> NativeF
         proven = proven and found.proven
     params = {param: " && ".join(texts)} if texts else {}
     return NativeFilter(params, len(texts), residual, proven)
-
-
-def _conjuncts(expr: Expr) -> list[Expr]:
-    if isinstance(expr, And):
-        return [part for term in expr.terms for part in _conjuncts(term)]
-    return [expr]
 
 
 def _render(scope: _Scope, expr: Expr, *, grouped: bool) -> _Text | None:
@@ -218,9 +206,7 @@ def _list(
 def _text_literal(op: str, value: Any) -> str | None:
     if value is None:
         return "null" if op in _EQUALITY else None
-    if not isinstance(value, str) or _UNSPELLABLE.search(value):
-        return None
-    return str(Literal(value))
+    return render_literal(value) if isinstance(value, str) else None
 
 
 def _number_literal(op: str, value: Any) -> str | None:
@@ -232,14 +218,11 @@ def _number_literal(op: str, value: Any) -> str | None:
         return None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    text = repr(value)
-    return text if "e" not in text else None
+    return render_literal(value)
 
 
 def _boolean_literal(value: Any) -> str | None:
-    if value is None:
-        return "null"
-    return ("true" if value else "false") if isinstance(value, bool) else None
+    return render_literal(value) if value is None or isinstance(value, bool) else None
 
 
 def _datetime_literal(value: Any) -> str | None:
@@ -249,6 +232,6 @@ def _datetime_literal(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     micros = parse_instant(value)
-    if micros is None or micros % 1000:
+    if micros is None:
         return None
-    return str(Literal(pb_datetime(_EPOCH + timedelta(microseconds=micros))))
+    return render_literal(_EPOCH + timedelta(microseconds=micros))

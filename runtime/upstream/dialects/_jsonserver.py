@@ -21,8 +21,8 @@ from typing import Any
 
 from runtime.mapping import Entity, Field, SortSpec
 
-from ._dialects import PlainDialect
-from ._dialects import _scalar as scalar_text
+from ._base import scalar_text
+from ._plain import PlainDialect
 
 # The characters a JavaScript RegExp reads as syntax outside a class (without the u flag
 # every one of them may be escaped by a backslash).

@@ -7,10 +7,9 @@ from typing import Any
 import pytest
 
 from runtime.mapping import SortSpec
-from runtime.upstream import DIALECTS, dialect_for
-from runtime.upstream._dialect_pocketbase import PocketBaseDialect
+from runtime.upstream import DIALECTS, PocketBaseDialect, dialect_for
 
-from .support import CARDS
+from ..support import CARDS
 
 POCKETBASE = dialect_for("pocketbase")
 
