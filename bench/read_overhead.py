@@ -20,11 +20,11 @@ Starts the Django sample (``--seed rich``) and reads it three ways:
     path. The targets are judged on this one.
 ``runtime app, TCP_NODELAY``
     the same mapping and the same app (``runtime.serve.build_state`` with
-    ``allow_unverified``, and ``runtime.app.create_app``), served like the floors: on a listening socket
-    created with ``IPPROTO_TCP``, so asyncio turns Nagle's algorithm off for its
-    connections. ``runtime/serve.py`` creates its socket without naming the
-    protocol, which leaves Nagle on; this way shows what the runtime's own code
-    costs apart from that.
+    ``allow_unverified``, and ``runtime.app.create_app``), served like the
+    floors: on a listening socket created with ``IPPROTO_TCP``, so asyncio turns
+    Nagle's algorithm off for its connections. ``runtime/serve.py`` creates its
+    socket without naming the protocol, which leaves Nagle on; this way shows
+    what the runtime's own code costs apart from that.
 
 Each runtime case is paired with the upstream request the runtime makes to
 answer it (a page of 30, one record, the pushed-down filter and sort, or the

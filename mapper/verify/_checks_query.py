@@ -33,9 +33,10 @@ from ._failures import (
     SortMisordered,
 )
 from ._listing import walked
+from ._marker import TAG_PREFIX
 from ._native import native_params
 from ._registry import CHECKS, Subject
-from ._subjects import TAG_PREFIX, each_filter, each_sort_field, entities
+from ._subjects import each_filter, each_sort_field, entities
 from ._wire import evidence
 
 MAX_PROBES = 12

@@ -13,7 +13,7 @@ from runtime.upstream import UpstreamClient
 
 from ._failures import CannotSynthesize, Skip
 from ._ledger import Ledger
-from ._subjects import tag_field
+from ._marker import tag_field
 from ._values import body_for, guard
 from ._wire import Recorder
 

@@ -20,7 +20,7 @@ from runtime.mapping import Entity, Mapping
 from runtime.protocol import ProtocolError
 from runtime.upstream import UpstreamClient
 
-from ._subjects import TAG_PREFIX, tag_field
+from ._marker import TAG_PREFIX, tag_field
 
 RUN_MARK = re.compile(re.escape(TAG_PREFIX) + r"([0-9a-f]{10})\b")
 

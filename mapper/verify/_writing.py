@@ -9,7 +9,7 @@ from runtime.protocol import ProtocolError
 
 from ._context import Ctx
 from ._failures import CannotSynthesize, Correction, Skip, WriteNotPersisted
-from ._subjects import tag_field
+from ._marker import tag_field
 from ._values import guard, same
 from ._wire import evidence
 
