@@ -163,7 +163,7 @@ async def filter_narrows(ctx: Ctx, subject: Subject) -> str | None:
     try:
         got = {r["id"] for r in await ctx.scan(entity, params)}
     except ProtocolError as exc:
-        if not exc.code.startswith("upstream_") or exc.code == "upstream_unavailable":
+        if not exc.from_upstream or exc.is_("upstream_unavailable"):
             raise
         raise FilterRejected(
             f"`{text}` as ?{asked}: {exc.message}",
@@ -224,7 +224,7 @@ async def sort_orders(ctx: Ctx, subject: Subject) -> str | None:
         try:
             got = await ctx.scan(entity, params)
         except ProtocolError as exc:
-            if not exc.code.startswith("upstream_") or exc.code == "upstream_unavailable":
+            if not exc.from_upstream or exc.is_("upstream_unavailable"):
                 raise
             raise SortMisordered(
                 f"?{asked}: {exc.message}",

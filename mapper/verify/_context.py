@@ -125,7 +125,7 @@ class Ctx:
         try:
             return await self.create(entity, body)
         except ProtocolError as exc:
-            if exc.code != "upstream_rejected":
+            if not exc.is_("upstream_rejected"):
                 raise
             raise Skip(
                 f"no {entity.name} record could be created to work on ({exc.message})"

@@ -15,7 +15,7 @@ from ._wire import evidence
 
 
 def rejected(exc: ProtocolError) -> bool:
-    return exc.code == "upstream_rejected"
+    return exc.is_("upstream_rejected")
 
 
 def violations(exc: ProtocolError) -> list[dict[str, Any]]:

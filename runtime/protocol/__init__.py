@@ -5,6 +5,9 @@ from ._body import Unrepresentable as Unrepresentable
 from ._body import parse_body as parse_body
 from ._body import wire_safe as wire_safe
 from ._errors import REGISTRY as REGISTRY
+from ._errors import UNREACHABLE_CODES as UNREACHABLE_CODES
+from ._errors import UPSTREAM_CODES as UPSTREAM_CODES
+from ._errors import ErrorCode as ErrorCode
 from ._errors import ErrorSpec as ErrorSpec
 from ._errors import ProtocolError as ProtocolError
 from ._fingerprint import field_doc as field_doc
@@ -29,7 +32,8 @@ from ._readback import read_back as read_back
 from ._readback import stored_as_sent as stored_as_sent
 
 __all__ = [
-    "MAX_REFS", "OPAQUE_EXPECTED", "REGISTRY", "ErrorSpec", "ProtocolError", "Unrepresentable",
+    "MAX_REFS", "OPAQUE_EXPECTED", "REGISTRY", "UNREACHABLE_CODES", "UPSTREAM_CODES",
+    "ErrorCode", "ErrorSpec", "ProtocolError", "Unrepresentable",
     "Violation", "approval_key", "canonical_json", "check", "compact_json", "field_doc",
     "guard_error", "instant", "is_blank", "js_length", "js_string", "json_equal",
     "not_stored_error", "parse_body", "read_back", "ref_ids", "schema_version", "stable_json",
