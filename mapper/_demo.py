@@ -26,11 +26,11 @@ from urllib.parse import unquote
 
 import httpx
 
+from ._exits import Exit
 from ._procs import ChildFailed, Logs, exited, log_paths, ready_line, start, stop
 from ._stopping import Interrupted, Stopper
 
 HOST = "127.0.0.1"
-EXIT_FAILED, EXIT_USAGE = 1, 2
 REFUSED_BODY = {"title": "", "due": "tomorrow", "priority": "asap", "colour": "red"}
 GOOD_BODY = {"title": "Buy oat milk", "priority": "high", "due": "2027-01-15", "list": "list_todo"}
 # what one run leaves in its state directory; the next run removes exactly these
@@ -118,13 +118,13 @@ def run_demo(*, check: bool, port: int, state: Path, ready_json: bool = False) -
             f"a2map demo: {problem}; choose another with --port N (make demo PORT=N)",
             file=sys.stderr,
         )
-        return EXIT_USAGE
+        return Exit.USAGE
     state = state.resolve()
     try:
         with _locked(state) as free:
             if not free:
                 print(f"a2map demo: another demo is running with --state {state}", file=sys.stderr)
-                return EXIT_USAGE
+                return Exit.USAGE
             _fresh(state)
             with Stopper() as stopper:
                 demo = Demo(state, port, check, ready_json, stopper)
@@ -132,17 +132,17 @@ def run_demo(*, check: bool, port: int, state: Path, ready_json: bool = False) -
                     return _pipeline(demo)
                 except Interrupted as exc:
                     print(f"\nstopped by {exc}; stopping the sample and the runtime", flush=True)
-                    return 0 if demo.serving else exc.exit_code
+                    return Exit.OK if demo.serving else exc.exit_code
                 except ChildFailed as exc:
                     print(f"a2map demo: {exc}", file=sys.stderr)
-                    return EXIT_FAILED
+                    return Exit.FAILED
                 finally:
                     stopper.closing()
                     for process in reversed(demo.children):
                         stop(process)
     except OSError as exc:
         print(f"a2map demo: cannot prepare {state}: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.FAILED
 
 
 @contextlib.contextmanager
@@ -202,10 +202,10 @@ def _pipeline(demo: Demo) -> int:
     header = "Authorization: Token ${KANBAN_TOKEN}"  # expanded by a2map itself, not the shell
     probe = ["probe", info["url"], "-o", str(mapping), "--header", header, "--app-id", "kanban"]
     if demo.a2map(probe, env):
-        return EXIT_FAILED
+        return Exit.FAILED
     _step("Prove every claim of the mapping with real reads and writes")
     if demo.a2map(["verify", str(mapping)], env):
-        return EXIT_FAILED
+        return Exit.FAILED
     _step("Serve it as an A2App")
     serve = ["serve", str(mapping), "--port", str(demo.port), "--store", demo.store_url]
     print(shlex.join([*_a2map_words(), *serve]))
@@ -216,7 +216,7 @@ def _pipeline(demo: Demo) -> int:
     _summary(served["url"], state, demo.logs)
     if demo.check:
         print("\ndemo check:", "ok" if ok else "FAILED")
-        return 0 if ok else EXIT_FAILED
+        return Exit.OK if ok else Exit.FAILED
     print("\nServing until Ctrl-C (or SIGTERM, SIGHUP).", flush=True)
     demo.serving = True
     if demo.ready_json:
@@ -243,7 +243,7 @@ def _serve(demo: Demo, logs: dict[str, Logs]) -> int:
                     f"its log: {logs[name].stderr}",
                     file=sys.stderr,
                 )
-                return EXIT_FAILED
+                return Exit.FAILED
         time.sleep(0.5)
 
 

@@ -16,7 +16,8 @@ from typing import Any, TextIO
 from runtime.mapping import MappingError, check_text, load_mapping_text
 from runtime.protocol import schema_version
 
-EXIT_SAME, EXIT_CHANGED, EXIT_USAGE = 0, 1, 2
+from ._exits import Exit
+
 # Field attributes that change what the field means (not why it was decided).
 FIELD_KEYS = ("type", "source", "required", "readOnly", "writeOnly", "max", "entity", "format",
               "valuesClosed", "onDelete", "upstreamOnDelete")  # fmt: skip
@@ -158,7 +159,7 @@ def diff_files(old: Path, new: Path, out: TextIO | None = None, err: TextIO | No
     err = err or sys.stderr
     before, after = _load(old, err), _load(new, err)
     if before is None or after is None:
-        return EXIT_USAGE
+        return Exit.USAGE
     lines = diff_docs(before[0], after[0])
     for line in lines:
         print(line, file=out)
@@ -167,4 +168,4 @@ def diff_files(old: Path, new: Path, out: TextIO | None = None, err: TextIO | No
     print(f"schemaVersion {state}", file=out)
     if not lines:
         print("no semantic changes", file=out)
-    return EXIT_CHANGED if lines else EXIT_SAME
+    return Exit.CHANGED if lines else Exit.SAME

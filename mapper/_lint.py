@@ -7,18 +7,18 @@ from pathlib import Path
 
 from runtime.mapping import check_text, content_hash
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+from ._exits import Exit
 
 
 def lint_files(paths: list[Path]) -> int:
     """Print every problem of every file; 0 all valid, 1 any invalid, 2 unreadable."""
-    worst = EXIT_OK
+    worst = Exit.OK
     for path in paths:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             print(f"{path}: cannot read: {exc.__class__.__name__}: {exc}", file=sys.stderr)
-            worst = EXIT_USAGE
+            worst = Exit.USAGE
             continue
         doc, problems = check_text(text)
         if problems:
@@ -26,7 +26,7 @@ def lint_files(paths: list[Path]) -> int:
                 print(problem.render(str(path)))
             noun = "problem" if len(problems) == 1 else "problems"
             print(f"{path}: invalid ({len(problems)} {noun})")
-            worst = max(worst, EXIT_INVALID)
+            worst = max(worst, Exit.INVALID)
         else:
             entities = len(doc["entities"])
             operations = len(doc.get("operations", []))

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from runtime.mapping import MappingError, check_text, load_mapping_text
 from runtime.protocol import schema_version
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+from ._exits import Exit
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,12 +148,12 @@ def review_file(path: Path, out: TextIO | None = None, err: TextIO | None = None
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         print(f"a2map review: {path}: cannot read: {exc.__class__.__name__}", file=err)
-        return EXIT_USAGE
+        return Exit.USAGE
     try:
         mapping = load_mapping_text(text, filename=str(path), resolve_env=False)
     except MappingError as exc:
         print(f"a2map review: {path} is not a valid mapping:\n{exc.render()}", file=err)
-        return EXIT_INVALID
+        return Exit.INVALID
     doc, _ = check_text(text)
     for line in summary_lines(doc, schema_version(mapping)):
         print(line, file=out)
@@ -165,4 +165,4 @@ def review_file(path: Path, out: TextIO | None = None, err: TextIO | None = None
         print(f"needs a decision ({len(items)}):", file=out)
         for item in items:
             print(f"  - {item.render()}", file=out)
-    return EXIT_OK
+    return Exit.OK

@@ -9,6 +9,8 @@ from runtime.mapping import MappingError
 from runtime.store import StoreError
 from runtime.web import GateRefused, ServeOptions, run
 
+from ._exits import Exit
+
 
 def serve_command(
     mapping: Path,
@@ -20,7 +22,7 @@ def serve_command(
 ) -> int:
     if not mapping.is_file():
         print(f"a2map serve: no such mapping file: {mapping}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     options = ServeOptions(
         mapping_path=mapping,
         host=host,
@@ -33,16 +35,16 @@ def serve_command(
         run(options)
     except GateRefused as exc:
         print(f"a2map serve: refused: {exc}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     except MappingError as exc:
         print(f"a2map serve: the mapping cannot be served:\n{exc.render()}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     except StoreError as exc:
         print(f"a2map serve: state store: {exc}", file=sys.stderr)
-        return 1
+        return Exit.STATE
     except OSError as exc:
         print(f"a2map serve: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
-        return 1
+        return Exit.STATE
     except KeyboardInterrupt:
-        return 0
-    return 0
+        return Exit.OK
+    return Exit.OK

@@ -11,7 +11,7 @@ import typer
 
 from runtime.store import Store, StoreError, StoreMissingError, StoreUrlError, default_store_url
 
-EXIT_STATE, EXIT_USAGE = 1, 2
+from ._exits import Exit
 
 StoreOption = Annotated[
     str | None,
@@ -63,9 +63,9 @@ def note(message: str) -> None:
 
 def fail(message: str) -> NoReturn:
     note(f"error: {message}")
-    raise typer.Exit(EXIT_STATE)
+    raise typer.Exit(Exit.STATE)
 
 
 def usage(message: str) -> NoReturn:
     note(f"usage error: {message}")
-    raise typer.Exit(EXIT_USAGE)
+    raise typer.Exit(Exit.USAGE)

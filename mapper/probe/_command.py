@@ -15,11 +15,10 @@ import yaml
 
 from runtime.mapping import check_text, content_hash
 
+from .._exits import Exit
 from ._errors import Finding, NothingMappable, ProbeError, UsageError
 from ._render import render, variables
 from ._run import ProbeOptions, ProbeRun, probe
-
-EXIT_MAPPED, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
 
 def _say(text: str, err: TextIO) -> None:
@@ -40,7 +39,7 @@ def _summary(run: ProbeRun, output: Path, text: str) -> dict[str, Any]:
     draft = run.draft
     return {
         "ok": True,
-        "exit": EXIT_MAPPED,
+        "exit": Exit.MAPPED,
         "mapping": str(output),
         "app": draft.app_id,
         "contentHash": content_hash(doc),
@@ -94,7 +93,7 @@ def probe_command(
     if problems:
         for problem in problems:
             _say(f"internal: the drafted mapping does not lint: {problem.render()}", err)
-        return EXIT_NOTHING
+        return Exit.NOTHING
     output.write_text(text, encoding="utf-8")
     summary = _summary(run, output, text)
     _say(
@@ -106,4 +105,4 @@ def probe_command(
     )
     if as_json:
         print(json.dumps(summary, sort_keys=True), file=out)
-    return EXIT_MAPPED
+    return Exit.MAPPED

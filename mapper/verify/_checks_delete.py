@@ -98,7 +98,7 @@ async def _observe(
     try:
         await ctx.client.delete_record(target, parent)
     except ProtocolError as exc:
-        if exc.code != "upstream_rejected":
+        if not exc.is_("upstream_rejected"):
             raise
         return "restrict"
     if await ctx.client.get_record(target, parent) is not None:

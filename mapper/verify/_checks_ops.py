@@ -91,7 +91,7 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
             request.method, path, params=params, json=body, entity=entity
         )
     except ProtocolError as exc:
-        if not exc.code.startswith("upstream_") or exc.code == "upstream_unavailable":
+        if not exc.from_upstream or exc.is_("upstream_unavailable"):
             raise
         raise OperationRefused(
             f"{op.name}: {request.method} {path}: {exc.message}",

@@ -40,9 +40,10 @@ from ._failures import (
     SortMisordered,
 )
 from ._listing import walked
+from ._marker import TAG_PREFIX
 from ._native import native_params
 from ._registry import CHECKS, Subject
-from ._subjects import TAG_PREFIX, each_filter, each_sort_field, entities
+from ._subjects import each_filter, each_sort_field, entities
 from ._wire import evidence
 
 MAX_PROBES = 12
@@ -158,7 +159,7 @@ async def filter_narrows(ctx: Ctx, subject: Subject) -> str | None:
     try:
         got = {r["id"] for r in await ctx.scan(entity, params)}
     except ProtocolError as exc:
-        if not exc.code.startswith("upstream_") or exc.code == "upstream_unavailable":
+        if not exc.from_upstream or exc.is_("upstream_unavailable"):
             raise
         raise FilterRejected(
             f"`{text}` as ?{asked}: {exc.message}",
@@ -219,7 +220,7 @@ async def sort_orders(ctx: Ctx, subject: Subject) -> str | None:
         try:
             got = await ctx.scan(entity, params)
         except ProtocolError as exc:
-            if not exc.code.startswith("upstream_") or exc.code == "upstream_unavailable":
+            if not exc.from_upstream or exc.is_("upstream_unavailable"):
                 raise
             raise SortMisordered(
                 f"?{asked}: {exc.message}",

@@ -42,7 +42,7 @@ async def credentials_work(ctx: Ctx, subject: Subject) -> str | None:
         # A bare GET: paging has its own claim, and an answer is all this one needs.
         await ctx.client.call("GET", entity.path)
     except ProtocolError as exc:
-        if exc.code != "upstream_auth_failed":
+        if not exc.is_("upstream_auth_failed"):
             raise
         ctx.credentials_refused = True
         raise CredentialsRefused(
@@ -61,7 +61,7 @@ async def list_walks(ctx: Ctx, subject: Subject) -> str | None:
     try:
         snap = await ctx.snapshot(entity)
     except ProtocolError as exc:
-        if exc.code in ("upstream_unavailable", "upstream_timeout"):
+        if exc.unreachable:
             raise
         raise walk_failure(entity, exc) from None
     if snap.truncated:

@@ -12,6 +12,7 @@ from pathlib import Path
 from runtime.mapping import MappingError, check_text, load_mapping, remove_stamp, stamp_path
 from runtime.mapping import write_stamp as save_stamp
 
+from .._exits import Exit
 from ._context import VerifyOptions
 from ._correct import corrected_text
 from ._junit import junit_xml
@@ -20,12 +21,10 @@ from ._render import render
 from ._report import Report
 from ._runner import run_verification
 
-EXIT_VERIFIED, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
-
 
 def _usage(message: str) -> int:
     print(f"a2map verify: {message}", file=sys.stderr)
-    return EXIT_USAGE
+    return Exit.USAGE
 
 
 def verify_command(
@@ -70,7 +69,7 @@ def verify_command(
         report = asyncio.run(verify())
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("a2map verify: interrupted; the run's own records were cleaned up", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     _stamp(mapping_path, report)
     if json_file is not None:
         json_file.write_text(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
@@ -80,8 +79,8 @@ def verify_command(
     if write_corrected is not None:
         _corrected(mapping_path, report, write_corrected)
     if report.outcome == "aborted":
-        return EXIT_USAGE
-    return EXIT_REFUSED if report.outcome == "refused" else EXIT_VERIFIED
+        return Exit.USAGE
+    return Exit.REFUSED if report.outcome == "refused" else Exit.VERIFIED
 
 
 def _stamp(mapping_path: Path, report: Report) -> None:

@@ -13,7 +13,7 @@ from runtime.upstream import UpstreamClient
 
 from ._failures import CannotSynthesize, Skip
 from ._ledger import Ledger
-from ._subjects import tag_field
+from ._marker import tag_field
 from ._values import body_for, guard
 from ._wire import Recorder
 
@@ -125,7 +125,7 @@ class Ctx:
         try:
             return await self.create(entity, body)
         except ProtocolError as exc:
-            if exc.code != "upstream_rejected":
+            if not exc.is_("upstream_rejected"):
                 raise
             raise Skip(
                 f"no {entity.name} record could be created to work on ({exc.message})"

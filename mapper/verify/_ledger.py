@@ -20,7 +20,7 @@ from runtime.mapping import Entity, Mapping
 from runtime.protocol import ProtocolError
 from runtime.upstream import UpstreamClient
 
-from ._subjects import TAG_PREFIX, tag_field
+from ._marker import TAG_PREFIX, tag_field
 
 RUN_MARK = re.compile(re.escape(TAG_PREFIX) + r"([0-9a-f]{10})\b")
 
@@ -102,7 +102,7 @@ class Ledger:
             if await self._client.get_record(entity, record_id) is not None:
                 return "the upstream answered the delete, but the record can still be read"
         except ProtocolError as exc:
-            if exc.code.startswith("upstream_"):
+            if exc.from_upstream:
                 return exc.message
             raise
         return None
@@ -118,7 +118,7 @@ class Ledger:
             try:
                 marked = await self._marked(entity, tagged.name, run_id, own=own)
             except ProtocolError as exc:
-                if not exc.code.startswith("upstream_"):
+                if not exc.from_upstream:
                     raise
                 self.sweep_problems.append(f"{name}: cannot look for leftovers: {exc.message}")
                 continue

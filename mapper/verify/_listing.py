@@ -51,7 +51,7 @@ async def walked(ctx: Ctx, entity: Entity) -> Snapshot:
     try:
         return await ctx.snapshot(entity)
     except ProtocolError as exc:
-        if exc.code in ("upstream_unavailable", "upstream_timeout"):
+        if exc.unreachable:
             raise
         raise Skip(NO_WALK) from None
 
@@ -61,7 +61,7 @@ async def some_records(ctx: Ctx, entity: Entity) -> list[dict[str, Any]]:
     try:
         return (await ctx.snapshot(entity)).records
     except ProtocolError as exc:
-        if exc.code in ("upstream_unavailable", "upstream_timeout", "upstream_auth_failed"):
+        if exc.unreachable or exc.is_("upstream_auth_failed"):
             raise
     body = await ctx.client.call("GET", entity.path)
     items: Any = body

@@ -108,7 +108,7 @@ class _Runner:
             except VerifyError as exc:
                 return done("error", f"{type(exc).__name__}: {exc}")
             except ProtocolError as exc:
-                if not exc.code.startswith("upstream_"):
+                if not exc.from_upstream:
                     # The runtime refused our own call (say, a write the mapping does not
                     # offer): the tool or the mapping is wrong, not the upstream.
                     return done("error", f"{exc.code}: {exc.message}")
@@ -118,9 +118,9 @@ class _Runner:
         return done("passed", note)
 
     def _upstream_failed(self, spec: CheckSpec, exc: ProtocolError) -> VerificationFailure:
-        if exc.code == "upstream_unavailable":
+        if exc.is_("upstream_unavailable"):
             self.aborted = f"the upstream is unreachable ({exc.message})"
-        elif exc.code == "upstream_timeout":
+        elif exc.is_("upstream_timeout"):
             self.timeouts += 1
             if self.timeouts >= MAX_TIMEOUTS or spec.phase == "connect":
                 self.aborted = f"the upstream stopped answering in time ({exc.message})"

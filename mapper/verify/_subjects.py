@@ -8,8 +8,6 @@ from runtime.mapping import Entity, Field, Mapping
 
 from ._registry import Subject
 
-TAG_PREFIX = "a2v-"
-
 
 def the_upstream(mapping: Mapping) -> Iterator[Subject]:
     yield Subject("upstream.auth", "the upstream answers a listing with the configured credentials")
@@ -84,20 +82,3 @@ def each_operation(mapping: Mapping) -> Iterator[Subject]:
 
 def is_writable(entity: Entity, field: Field) -> bool:
     return not field.read_only
-
-
-def tag_field(entity: Entity) -> Field | None:
-    """The string field that carries the run marker: the label when it can, else any."""
-    label = entity.fields.get(entity.label) if entity.label else None
-    candidates = [label] if label is not None else []
-    candidates += [f for f in entity.fields.values() if f.required] + list(entity.fields.values())
-    for field in candidates:
-        if (
-            field.type == "string"
-            and not field.read_only
-            and not field.write_only
-            and not field.day_key
-            and (field.max is None or field.max >= len(TAG_PREFIX) + 16)
-        ):
-            return field
-    return None

@@ -15,7 +15,7 @@ from typing import Any
 from runtime.mapping import Entity, Field
 from runtime.protocol import Violation, check, stored_as_sent
 
-from ._subjects import TAG_PREFIX, tag_field
+from ._marker import TAG_PREFIX, tag_field
 
 NO_VALUE: Any = object()
 OUTSIDE_ENUM = "a2v-not-a-value"

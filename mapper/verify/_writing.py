@@ -9,13 +9,13 @@ from runtime.protocol import ProtocolError
 
 from ._context import Ctx
 from ._failures import CannotSynthesize, Correction, Skip, WriteNotPersisted
-from ._subjects import tag_field
+from ._marker import tag_field
 from ._values import guard, same
 from ._wire import evidence
 
 
 def rejected(exc: ProtocolError) -> bool:
-    return exc.code == "upstream_rejected"
+    return exc.is_("upstream_rejected")
 
 
 def violations(exc: ProtocolError) -> list[dict[str, Any]]:

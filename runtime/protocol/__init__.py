@@ -10,6 +10,9 @@ from ._body import Unrepresentable as Unrepresentable
 from ._body import parse_body as parse_body
 from ._body import wire_safe as wire_safe
 from ._errors import REGISTRY as REGISTRY
+from ._errors import UNREACHABLE_CODES as UNREACHABLE_CODES
+from ._errors import UPSTREAM_CODES as UPSTREAM_CODES
+from ._errors import ErrorCode as ErrorCode
 from ._errors import ErrorSpec as ErrorSpec
 from ._errors import ProtocolError as ProtocolError
 from ._fingerprint import field_doc as field_doc
@@ -39,7 +42,10 @@ __all__ = [
     "MAX_REFS",
     "OPAQUE_EXPECTED",
     "REGISTRY",
+    "UNREACHABLE_CODES",
+    "UPSTREAM_CODES",
     "Caller",
+    "ErrorCode",
     "ErrorSpec",
     "ProtocolError",
     "Unrepresentable",
@@ -70,4 +76,4 @@ __all__ = [
     "stored_as_sent",
     "ui_caller",
     "wire_safe",
-]  # fmt: skip
+]

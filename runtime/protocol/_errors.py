@@ -15,6 +15,54 @@ from typing import Any, Literal
 
 Retry = Literal["no", "yes", "later", "after", "maybe"]
 
+# Every code the runtime answers with, so that a misspelt code is a type error (the
+# registry below has exactly these keys; tests/runtime/protocol/test_errors.py holds it).
+ErrorCode = Literal[
+    "forbidden_host",
+    "forbidden_origin",
+    "agent_token_required",
+    "insufficient_scope",
+    "rate_limited",
+    "unknown_entity",
+    "unknown_module",
+    "unknown_relation",
+    "record_not_found",
+    "unknown_operation",
+    "not_found",
+    "usage",
+    "invalid_filter",
+    "unknown_field",
+    "read_only_field",
+    "missing_required",
+    "invalid_date",
+    "invalid_daykey",
+    "invalid_string",
+    "invalid_number",
+    "invalid_boolean",
+    "invalid_enum",
+    "not_stored",
+    "duplicate_request",
+    "record_referenced",
+    "approval_required",
+    "not_implemented",
+    "operation_failed",
+    "payload_too_large",
+    "adapter_error",
+    "job_not_found",
+    "writes_not_verified",
+    "invalid_ref",
+    "invalid_json",
+    "invalid_query",
+    "approval_pending",
+    "approval_denied",
+    "upstream_unavailable",
+    "upstream_timeout",
+    "upstream_error",
+    "upstream_rate_limited",
+    "upstream_auth_failed",
+    "upstream_rejected",
+]
+
 
 @dataclass(frozen=True, slots=True)
 class ErrorSpec:
@@ -23,7 +71,7 @@ class ErrorSpec:
     message: str
 
 
-REGISTRY: dict[str, ErrorSpec] = {
+REGISTRY: dict[ErrorCode, ErrorSpec] = {
     # protocol codes (a2app-protocol.md §15)
     "forbidden_host": ErrorSpec(403, "no", "This Host is not allowed."),
     "forbidden_origin": ErrorSpec(403, "no", "Requests from this browser origin are not allowed."),
@@ -82,11 +130,25 @@ REGISTRY: dict[str, ErrorSpec] = {
 }
 
 
+# What a caller decides on, named once rather than spelt at each decision.
+UPSTREAM_CODES: frozenset[ErrorCode] = frozenset(c for c in REGISTRY if c.startswith("upstream_"))
+# The upstream could not be asked (down, or silent): no answer says anything of the mapping.
+UNREACHABLE_CODES: frozenset[ErrorCode] = frozenset({"upstream_unavailable", "upstream_timeout"})
+
+
 class ProtocolError(Exception):
     """A refusal with a stable code; extras become top-level envelope keys."""
 
+    code: ErrorCode
+
     def __init__(
-        self, code: str, message: str | None = None, /, *, status: int | None = None, **extra: Any
+        self,
+        code: ErrorCode,
+        message: str | None = None,
+        /,
+        *,
+        status: int | None = None,
+        **extra: Any,
     ) -> None:
         if code not in REGISTRY:
             raise KeyError(f"unregistered error code {code!r}")
@@ -103,6 +165,20 @@ class ProtocolError(Exception):
         added = ProtocolError(self.code, message, status=self._status, **{**self.extra, **extra})
         added.__cause__ = self.__cause__
         return added
+
+    def is_(self, *codes: ErrorCode) -> bool:
+        """Whether this is one of `codes` (typed, so a misspelt code does not pass)."""
+        return self.code in codes
+
+    @property
+    def from_upstream(self) -> bool:
+        """A foreign failure, translated at the upstream boundary."""
+        return self.code in UPSTREAM_CODES
+
+    @property
+    def unreachable(self) -> bool:
+        """The upstream could not be reached or did not answer in time."""
+        return self.code in UNREACHABLE_CODES
 
     @property
     def status(self) -> int:

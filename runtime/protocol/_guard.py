@@ -21,7 +21,7 @@ from typing import Any
 from runtime.mapping import Field
 
 from ._body import Unrepresentable, bad_text, wire_safe
-from ._errors import ProtocolError
+from ._errors import ErrorCode, ProtocolError
 from ._ids import OPAQUE_EXPECTED, steers
 from ._jsjson import js_json, js_number_text
 
@@ -31,7 +31,7 @@ MAX_REFS = 100
 
 REQUIRED_TEXT = "a non-blank value (required field)"
 NO_WRITABLE_TEXT = "nothing \u2014 no writable fields are declared"
-DATE_CODES = frozenset({"invalid_date", "invalid_daykey"})
+DATE_CODES: frozenset[ErrorCode] = frozenset({"invalid_date", "invalid_daykey"})
 
 # JavaScript's WhiteSpace and LineTerminator: what trim(), Number() and \s skip.
 # Python's own notion differs (it strips \x1c-\x1f and \x85, keeps \ufeff).
@@ -61,7 +61,7 @@ _MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 class Violation:
     """One refused key: the protocol's `{code, field, expected, got}`."""
 
-    code: str
+    code: ErrorCode
     field: str
     expected: str
     got: Any = None
@@ -152,7 +152,7 @@ def _finite_text(value: str) -> bool:
 
 
 # The type's own code for a refused value, and how its valid values read.
-_CODES = {
+_CODES: dict[str, tuple[ErrorCode, str]] = {
     "string": ("invalid_string", "text"),
     "number": ("invalid_number", "a number"),
     "boolean": ("invalid_boolean", "true or false"),
@@ -164,10 +164,10 @@ _CODES = {
     "json": ("invalid_json", "a JSON value"),
     "binary": ("invalid_json", "a value"),
 }
-_DAY_KEY_CODE = ("invalid_daykey", 'a day key "YYYY-MM-DD"')
+_DAY_KEY_CODE: tuple[ErrorCode, str] = ("invalid_daykey", 'a day key "YYYY-MM-DD"')
 
 
-def _code_of(field: Field, *, day_key: bool) -> tuple[str, str]:
+def _code_of(field: Field, *, day_key: bool) -> tuple[ErrorCode, str]:
     return _DAY_KEY_CODE if day_key else _CODES.get(field.type, ("invalid_json", "a value"))
 
 
@@ -195,7 +195,7 @@ def _is_id(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _ref_violation(field: Field, value: Any) -> tuple[str, str] | None:
+def _ref_violation(field: Field, value: Any) -> tuple[ErrorCode, str] | None:
     if field.type == "ref":
         if not _is_id(value):
             return "invalid_ref", "a record id"
@@ -222,7 +222,7 @@ def _in_values(field: Field, value: Any) -> bool:
     return any(js_text(allowed) == text for allowed in field.values)
 
 
-def _value_violation(field: Field, value: Any, *, day_key: bool) -> tuple[str, str] | None:
+def _value_violation(field: Field, value: Any, *, day_key: bool) -> tuple[ErrorCode, str] | None:
     """(code, expected) for a non-blank value of a writable field, or None when it passes."""
     kind = field.type
     if field.is_ref:

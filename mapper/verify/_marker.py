@@ -1,0 +1,28 @@
+"""The run marker: what every record a verification run creates carries, and where.
+
+A leaf module (it imports nothing of this package) because the subjects, the value
+synthesis, the context and the cleanup ledger all need it.
+"""
+
+from __future__ import annotations
+
+from runtime.mapping import Entity, Field
+
+TAG_PREFIX = "a2v-"
+
+
+def tag_field(entity: Entity) -> Field | None:
+    """The string field that carries the run marker: the label when it can, else any."""
+    label = entity.fields.get(entity.label) if entity.label else None
+    candidates = [label] if label is not None else []
+    candidates += [f for f in entity.fields.values() if f.required] + list(entity.fields.values())
+    for field in candidates:
+        if (
+            field.type == "string"
+            and not field.read_only
+            and not field.write_only
+            and not field.day_key
+            and (field.max is None or field.max >= len(TAG_PREFIX) + 16)
+        ):
+            return field
+    return None
