@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from runtime.mapping import Entity, Field
+from runtime.mapping import Entity, Field, FieldType
 from runtime.protocol import ProtocolError
 from runtime.query import EntityResolver, compile_filter, compile_sort, parse_filter, parse_sort
 from runtime.upstream import encode_filter, sort_params
@@ -48,7 +48,7 @@ _ORDER_OPS = ("<", "<=", ">", ">=", "?<", "?<=", "?>", "?>=")
 
 def _declared(entity: Entity, name: str) -> Field:
     if name == "id":
-        return Field(name="id", type="string", source=entity.id_source)
+        return Field(name="id", type=FieldType.STRING, source=entity.id_source)
     return entity.fields[name]
 
 

@@ -40,13 +40,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from runtime.mapping import Entity, Field
+from runtime.mapping import Entity, Field, FieldType
 
 from ._ast import And, Compare, Expr, Literal, Or, Path, comparisons
 from ._grammar import MAX_COMPARISONS, MAX_FILTER_LENGTH
 from ._values import parse_instant, pb_datetime
 
-_ID = Field(name="id", type="string", source=("id",))
+_ID = Field(name="id", type=FieldType.STRING, source=("id",))
 _TEXT = ("string", "enum", "ref")
 _LISTS = ("list<enum>", "list<ref>")
 _EQUALITY = ("=", "!=")

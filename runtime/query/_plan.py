@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from runtime.mapping import Entity, Field, SortSpec
+from runtime.mapping import Entity, Field, FieldType, SortSpec
 from runtime.protocol import ProtocolError
 
 from ._ast import And, Compare, Expr, Literal, Path, Random, SortItem, SortKey
 from ._native import native_filter
 from ._values import coerce_literal
 
-_ID = Field(name="id", type="string", source=("id",))
+_ID = Field(name="id", type=FieldType.STRING, source=("id",))
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # `~` is a LIKE in PocketBase: `%` and `_` are wildcards there and literal text
 # to django-filter's icontains, and non-ASCII case folding differs. Either would
