@@ -248,7 +248,12 @@ def header(doc: AbcMapping[str, Any], *, schema_comment: bool = False) -> list[s
     ]
 
 
+def document(draft: Draft) -> dict[str, Any]:
+    """The draft as the mapping document the probe writes."""
+    return dump(build_mapping(draft))
+
+
 def render(draft: Draft, *, schema_comment: bool = False) -> str:
     """The draft as the mapping file's text."""
-    doc = dump(build_mapping(draft))
+    doc = document(draft)
     return dump_yaml(doc, header(doc, schema_comment=schema_comment))

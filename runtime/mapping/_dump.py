@@ -3,8 +3,8 @@
 `compile_document(dump(m)) == m` for every compiled mapping, and `dump` of a
 compiled document is that document normalised: keys in the schema's order,
 defaults the compiler fills in left out, except those a reader wants to see in
-every file (the id, label, auth, pagination, errors, dialect, a request's
-`send`, a sort's `desc`). A re-probe therefore writes the same text twice.
+every file (the id, label, auth, pagination with its `items`, errors, dialect,
+a request's `send`, a sort's `desc` where the dialect uses a prefix). A re-probe therefore writes the same text twice.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ._model import (
     READ_ONLY,
     Auth,
     AuthType,
+    Dialect,
     Entity,
     Evidence,
     Field,
@@ -125,7 +126,7 @@ def _default_detail(path: str) -> str:
     return path.rstrip("/") + "/{id}" + ("/" if path.endswith("/") else "")
 
 
-def _entity(e: Entity) -> Doc:
+def _entity(e: Entity, dialect: Dialect) -> Doc:
     doc: Doc = {"module": e.module}
     if e.summary is not None:
         doc["summary"] = e.summary
@@ -145,7 +146,11 @@ def _entity(e: Entity) -> Doc:
             name: {op: _filter_param(p) for op, p in ops.items()} for name, ops in e.filters.items()
         }
     if e.sort is not None:
-        sort: Doc = {"param": e.sort.param, "desc": e.sort.desc}
+        sort: Doc = {"param": e.sort.param}
+        # json-server orders descending with a second parameter (`_order`), not a
+        # prefix: there the default prefix says nothing and is left out.
+        if e.sort.desc != "-" or dialect != Dialect.JSON_SERVER:
+            sort["desc"] = e.sort.desc
         if e.sort.separator != ",":
             sort["separator"] = e.sort.separator
         sort["fields"] = list(e.sort.fields)
@@ -313,7 +318,8 @@ def dump(mapping: MappingModel) -> Doc:
         app["version"] = mapping.app.version
     doc: Doc = {"format": mapping.format, "app": app, "upstream": _upstream(mapping.upstream)}
     doc["modules"] = [_module(m) for m in mapping.modules]
-    doc["entities"] = {name: _entity(e) for name, e in mapping.entities.items()}
+    dialect = mapping.upstream.dialect
+    doc["entities"] = {name: _entity(e, dialect) for name, e in mapping.entities.items()}
     if mapping.operations:
         doc["operations"] = [_operation(op) for op in mapping.operations]
     serve = _serve(mapping.serve)
