@@ -4,7 +4,8 @@
 compiled document is that document normalised: keys in the schema's order,
 defaults the compiler fills in left out, except those a reader wants to see in
 every file (the id, label, auth, pagination with its `items`, errors, dialect,
-a request's `send`, a sort's `desc` where the dialect uses a prefix). A re-probe therefore writes the same text twice.
+a request's `send`, a sort's `desc` where the dialect uses a prefix). A
+re-probe therefore writes the same text twice.
 """
 
 from __future__ import annotations

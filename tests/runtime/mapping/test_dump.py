@@ -68,7 +68,7 @@ VARIANTS: list[tuple[str, Edit]] = [
                 "maxSize": 100,
             },
         ),
-    ),  # fmt: skip
+    ),
     (
         "offset paging",
         _set(
@@ -92,7 +92,7 @@ VARIANTS: list[tuple[str, Edit]] = [
                 "scanLimit": 50,
             },
         ),
-    ),  # fmt: skip
+    ),
     (
         "field flags",
         _set(
@@ -111,7 +111,7 @@ VARIANTS: list[tuple[str, Edit]] = [
                 "note": "n",
             },
         ),
-    ),  # fmt: skip
+    ),
     ("number decimals", _set("entities.cards.fields.cost", {"type": "number", "decimals": 2})),
     (
         "open enum",
@@ -194,7 +194,7 @@ VARIANTS: list[tuple[str, Edit]] = [
                 ]
             },
         ),
-    ),  # fmt: skip
+    ),
     (
         "operation extras",
         lambda d: d["operations"][0].update(
@@ -235,7 +235,7 @@ VARIANTS: list[tuple[str, Edit]] = [
                 },
             ]
         ),
-    ),  # fmt: skip
+    ),
 ]
 
 
