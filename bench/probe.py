@@ -199,24 +199,20 @@ def stages(spec: Path, out: Path, app_id: str) -> list[tuple[str, float]]:
         json.load(handle)
     lap("json.load of the spec")
     import mapper.cli  # noqa: F401
-    from mapper.probe._command import _summary
-    from mapper.probe._render import render
-    from mapper.probe._run import ProbeOptions
-    from mapper.probe._run import probe as run_probe
-    from runtime.mapping import check_text
+    from mapper.probe import ProbeOptions, probe_summary, write_draft
+    from mapper.probe import probe as run_probe
 
     lap("imports (mapper.cli)")
     run = run_probe(ProbeOptions(openapi=str(spec), app_id=app_id))
-    lap("spec -> draft (mapper.probe._run.probe)")
-    text = render(run.draft, schema_comment=False)
-    lap("render the YAML (mapper.probe._render.render)")
-    _, problems = check_text(text)
-    lap("lint the draft before writing (runtime.mapping.check_text)")
-    out.write_text(text, encoding="utf-8")
-    _summary(run, out, text)
-    lap("summary: YAML parsed again, review (mapper.probe._command._summary)")
-    if problems:
-        raise SetupError(f"the in-process probe's draft does not lint: {problems[0].render()}")
+    lap("spec -> draft (mapper.probe.probe)")
+    written = write_draft(run, schema_comment=False)
+    lap("draft -> typed mapping, lint, YAML text (mapper.probe.write_draft)")
+    out.write_text(written.text, encoding="utf-8")
+    probe_summary(run, out, written)
+    lap("summary and review from the model (mapper.probe.probe_summary)")
+    if written.problems:
+        problem = written.problems[0].render()
+        raise SetupError(f"the in-process probe's draft does not lint: {problem}")
     return timings
 
 

@@ -1,6 +1,8 @@
 """`a2map diff OLD NEW`: what changed in meaning between two mappings.
 
-Evidence, confidence, notes and layout are not meaning; entities, fields,
+Both mappings are loaded and compared as `dump` writes them, so a default left
+out and the same default written are one meaning. Evidence, confidence, notes
+and layout are not meaning; entities, fields,
 types, enum values, refs, filters, sort, operations, the upstream's behaviour
 and what is unmapped are. The last line says whether ``schemaVersion`` (what
 agents see in describe) moves. Exit 0 same meaning, 1 changed, 2 unusable input.
@@ -13,15 +15,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from runtime.mapping import MappingError, check_text, load_mapping_text
+from runtime.mapping import READ_ONLY, MappingError, dump, load_document, load_mapping_text
+from runtime.mapping import Mapping as MappingModel
 from runtime.protocol import schema_version
 
 from ._exits import Exit
 
 # Field attributes that change what the field means (not why it was decided).
-FIELD_KEYS = ("type", "source", "required", "readOnly", "writeOnly", "max", "entity", "format",
+FIELD_KEYS = ("type", "source", "required", READ_ONLY, "writeOnly", "max", "entity", "format",
               "valuesClosed", "onDelete", "upstreamOnDelete")  # fmt: skip
-OPERATION_KEYS = ("module", "entity", "destructive", "readOnly", "idempotent", "appliesWhen",
+OPERATION_KEYS = ("module", "entity", "destructive", READ_ONLY, "idempotent", "appliesWhen",
                   "request", "crud", "job", "response")  # fmt: skip
 ENTITY_KEYS = ("module", "path", "detailPath", "id", "label", "write", "auth")
 UPSTREAM_KEYS = ("baseUrl", "auth", "headers", "pagination", "errors", "dialect", "envelope")
@@ -113,8 +116,22 @@ def _operations(old: list[Any], new: list[Any]) -> list[str]:
     return lines
 
 
-def diff_docs(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+def _canonical(mapping: MappingModel | Mapping[str, Any]) -> dict[str, Any]:
+    """The mapping as `dump` writes it: every default spelled one way, so an omitted
+    default and a written one are the same meaning."""
+    if not isinstance(mapping, MappingModel):
+        mapping = load_document(dict(mapping), resolve_env=False)
+    return dump(mapping)
+
+
+def diff_docs(
+    old: MappingModel | Mapping[str, Any], new: MappingModel | Mapping[str, Any]
+) -> list[str]:
     """Semantic changes from `old` to `new`, one line each, in a stable order."""
+    return _diff(_canonical(old), _canonical(new))
+
+
+def _diff(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     lines = _changes("app", old["app"], new["app"], ("id", "name", "version"))
     lines += _changes("upstream", old["upstream"], new["upstream"], UPSTREAM_KEYS)
     mods_before = [m["name"] for m in old.get("modules") or []]
@@ -139,7 +156,7 @@ def diff_docs(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _load(path: Path, err: TextIO) -> tuple[dict[str, Any], str] | None:
+def _load(path: Path, err: TextIO) -> MappingModel | None:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -150,8 +167,7 @@ def _load(path: Path, err: TextIO) -> tuple[dict[str, Any], str] | None:
     except MappingError as exc:
         print(f"a2map diff: {path} is not a valid mapping:\n{exc.render()}", file=err)
         return None
-    doc, _ = check_text(text)
-    return doc, schema_version(mapping)
+    return mapping
 
 
 def diff_files(old: Path, new: Path, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -160,11 +176,14 @@ def diff_files(old: Path, new: Path, out: TextIO | None = None, err: TextIO | No
     before, after = _load(old, err), _load(new, err)
     if before is None or after is None:
         return Exit.USAGE
-    lines = diff_docs(before[0], after[0])
+    lines = diff_docs(before, after)
     for line in lines:
         print(line, file=out)
-    moved = before[1] != after[1]
-    state = f"moves {before[1]} -> {after[1]}" if moved else f"unchanged ({after[1]})"
+    version_before, version_after = schema_version(before), schema_version(after)
+    moved = version_before != version_after
+    state = (
+        f"moves {version_before} -> {version_after}" if moved else f"unchanged ({version_after})"
+    )
     print(f"schemaVersion {state}", file=out)
     if not lines:
         print("no semantic changes", file=out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from runtime.mapping import check_text, content_hash
+from runtime.mapping import MappingError, load_mapping_text
 
 from ._exits import Exit
 
@@ -20,18 +20,17 @@ def lint_files(paths: list[Path]) -> int:
             print(f"{path}: cannot read: {exc.__class__.__name__}: {exc}", file=sys.stderr)
             worst = Exit.USAGE
             continue
-        doc, problems = check_text(text)
-        if problems:
-            for problem in problems:
+        try:
+            mapping = load_mapping_text(text, filename=str(path), resolve_env=False)
+        except MappingError as exc:
+            for problem in exc.problems:
                 print(problem.render(str(path)))
-            noun = "problem" if len(problems) == 1 else "problems"
-            print(f"{path}: invalid ({len(problems)} {noun})")
+            noun = "problem" if len(exc.problems) == 1 else "problems"
+            print(f"{path}: invalid ({len(exc.problems)} {noun})")
             worst = max(worst, Exit.INVALID)
-        else:
-            entities = len(doc["entities"])
-            operations = len(doc.get("operations", []))
-            print(
-                f"{path}: ok (app {doc['app']['id']}, {entities} entities, "
-                f"{operations} operations, {content_hash(doc)})"
-            )
+            continue
+        print(
+            f"{path}: ok (app {mapping.app.id}, {len(mapping.entities)} entities, "
+            f"{len(mapping.operations)} operations, {mapping.content_hash})"
+        )
     return worst

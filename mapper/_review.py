@@ -9,12 +9,22 @@ verbs known only by name, assumptions about the upstream, and everything unmappe
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping as AbcMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from runtime.mapping import MappingError, check_text, load_mapping_text
+from runtime.mapping import (
+    DAY_KEY_FORMAT,
+    READ_ONLY,
+    Evidence,
+    Field,
+    Mapping,
+    MappingError,
+    declared_type,
+    load_document,
+    load_mapping_text,
+)
 from runtime.protocol import schema_version
 
 from ._exits import Exit
@@ -32,16 +42,15 @@ class Item:
         return f"{self.where}: {self.kind}: {self.message}"
 
 
-def _evidence(items: list[Any]) -> str:
-    names = [i if isinstance(i, str) else i.get("source", "?") for i in items or []]
-    return ", ".join(dict.fromkeys(names)) or "none"
+def _evidence(items: tuple[Evidence, ...]) -> str:
+    return ", ".join(dict.fromkeys(e.source for e in items)) or "none"
 
 
-def _field_items(where: str, spec: Mapping[str, Any]) -> list[Item]:
+def _field_items(where: str, f: Field) -> list[Item]:
     items: list[Item] = []
-    note = str(spec.get("note", ""))
-    if spec.get("valuesClosed") is False:
-        values = ", ".join(map(str, spec.get("values", [])))
+    note = f.note or ""
+    if not f.values_closed:
+        values = ", ".join(map(str, declared_type(f)[1]))
         items.append(Item(where, "enum candidates", f"seen values {values}; close or widen"))
     if "disagree" in note:
         items.append(Item(where, "sources disagree", note))
@@ -49,93 +58,96 @@ def _field_items(where: str, spec: Mapping[str, Any]) -> list[Item]:
         items.append(Item(where, "possible ref", note))
     if "write-only" in note or "by its name only" in note:
         items.append(Item(where, "guessed flag", note))
-    if spec.get("confidence") == "low" and not items:
+    if f.confidence == "low" and not items:
         items.append(Item(where, "low confidence", note or "one weak source"))
     return items
 
 
-def review_items(doc: Mapping[str, Any]) -> list[Item]:
-    """Every decision a mapping document leaves to its owner."""
+def _model(mapping: Mapping | AbcMapping[str, Any]) -> Mapping:
+    """A document built in memory (tests, tools) is loaded like a file would be."""
+    if isinstance(mapping, Mapping):
+        return mapping
+    return load_document(dict(mapping), resolve_env=False)
+
+
+def review_items(mapping: Mapping | AbcMapping[str, Any]) -> list[Item]:
+    """Every decision a mapping leaves to its owner."""
+    m = _model(mapping)
     items: list[Item] = []
-    for name, entity in (doc.get("entities") or {}).items():
-        if entity.get("confidence") == "low":
-            items.append(
-                Item(f"entities.{name}", "low confidence", _evidence(entity.get("evidence")))
-            )
-        for fname, spec in (entity.get("fields") or {}).items():
-            items.extend(_field_items(f"entities.{name}.fields.{fname}", spec))
-    for op in doc.get("operations") or []:
-        where = f"operations.{op.get('name')}"
-        by_name = [e for e in op.get("evidence") or [] if isinstance(e, dict)
-                   and e.get("source") == "name"]  # fmt: skip
-        if op.get("destructive") and by_name:
-            items.append(Item(where, "destructive by name only", str(by_name[0].get("detail"))))
-        if op.get("confidence") == "low":
-            items.append(Item(where, "low confidence", _evidence(op.get("evidence"))))
-    for note in (doc.get("probe") or {}).get("notes") or []:
+    for name, entity in m.entities.items():
+        if entity.confidence == "low":
+            items.append(Item(f"entities.{name}", "low confidence", _evidence(entity.evidence)))
+        for fname, f in entity.fields.items():
+            items.extend(_field_items(f"entities.{name}.fields.{fname}", f))
+    for op in m.operations:
+        where = f"operations.{op.name}"
+        by_name = [e for e in op.evidence if e.detail is not None and e.source == "name"]
+        if op.destructive and by_name:
+            items.append(Item(where, "destructive by name only", str(by_name[0].detail)))
+        if op.confidence == "low":
+            items.append(Item(where, "low confidence", _evidence(op.evidence)))
+    for note in (m.probe.notes if m.probe is not None else None) or ():
         if "assumed" in note or "optional?" in note or "not written" in note:
             items.append(Item("upstream", "assumption", note))
-    for entry in doc.get("unmapped") or []:
-        method = f"{entry['method']} " if entry.get("method") else ""
-        items.append(Item(f"unmapped {method}{entry.get('path')}", "not mapped", entry["reason"]))
+    for entry in m.unmapped:
+        method = f"{entry.method} " if entry.method else ""
+        items.append(Item(f"unmapped {method}{entry.path}", "not mapped", entry.reason))
     return items
 
 
-def _flags(spec: Mapping[str, Any]) -> str:
+def _flags(f: Field) -> str:
     parts = []
-    if spec.get("required"):
+    if f.required:
         parts.append("required")
-    if spec.get("readOnly"):
+    if f.read_only:
         parts.append("read-only")
-    if spec.get("writeOnly"):
+    if f.write_only:
         parts.append("write-only")
-    if "max" in spec:
-        parts.append(f"max {spec['max']}")
-    if spec.get("format"):
-        parts.append(str(spec["format"]))
-    if spec.get("entity"):
-        parts.append(f"-> {spec['entity']}")
-    if spec.get("values"):
-        closed = "" if spec.get("valuesClosed", True) else " (candidates)"
-        parts.append("{" + "|".join(map(str, spec["values"])) + "}" + closed)
+    if f.max is not None:
+        parts.append(f"max {f.max}")
+    if f.day_key:
+        parts.append(DAY_KEY_FORMAT)
+    if f.entity:
+        parts.append(f"-> {f.entity}")
+    values = declared_type(f)[1]
+    if values:
+        closed = "" if f.values_closed else " (candidates)"
+        parts.append("{" + "|".join(map(str, values)) + "}" + closed)
     return " ".join(parts)
 
 
-def summary_lines(doc: Mapping[str, Any], version: str) -> list[str]:
-    app = doc["app"]
-    up = doc["upstream"]
-    entities = doc.get("entities") or {}
-    ops = doc.get("operations") or []
+def summary_lines(mapping: Mapping | AbcMapping[str, Any], version: str) -> list[str]:
+    m = _model(mapping)
+    up = m.upstream
     lines = [
-        f"{app['id']} ({app.get('name') or 'unnamed'}): {len(entities)} entities, "
-        f"{len(ops)} operations, {len(doc.get('unmapped') or [])} unmapped; "
+        f"{m.app.id} ({m.app.name or 'unnamed'}): {len(m.entities)} entities, "
+        f"{len(m.operations)} operations, {len(m.unmapped)} unmapped; "
         f"schemaVersion {version}",
-        f"upstream {up['baseUrl']}: auth {(up.get('auth') or {}).get('type', 'none')}, "
-        f"pagination {(up.get('pagination') or {}).get('style', 'none')}, "
-        f"errors {up.get('errors', 'plain')}, dialect {up.get('dialect', 'none')}",
+        f"upstream {up.base_url}: auth {up.auth.type}, pagination {up.pagination.style}, "
+        f"errors {up.errors}, dialect {up.dialect}",
     ]
-    for name, entity in entities.items():
+    for name, entity in m.entities.items():
         lines.append("")
         lines.append(
-            f"{name} (module {entity['module']}, {entity['path']}, "
-            f"confidence {entity.get('confidence', '?')})"
+            f"{name} (module {entity.module}, {entity.path}, confidence {entity.confidence or '?'})"
         )
-        fields = entity.get("fields") or {}
-        width = max((len(f) for f in fields), default=4)
-        for fname, spec in fields.items():
+        width = max((len(f) for f in entity.fields), default=4)
+        for fname, f in entity.fields.items():
             lines.append(
-                f"  {fname:<{width}}  {spec['type']:<9} {_flags(spec):<28} "
-                f"{spec.get('confidence', '?'):<6} {_evidence(spec.get('evidence'))}"
+                f"  {fname:<{width}}  {declared_type(f)[0]:<9} {_flags(f):<28} "
+                f"{f.confidence or '?':<6} {_evidence(f.evidence)}"
             )
-    if ops:
+    if m.operations:
         lines.append("")
         lines.append("operations")
-        for op in ops:
-            flags = [k for k in ("destructive", "readOnly") if op.get(k)]
-            on = f" on {op['entity']}" if op.get("entity") else ""
-            request = op.get("request") or (op.get("job") or {}).get("request") or {}
+        for op in m.operations:
+            flags = [k for k, on in (("destructive", op.destructive), (READ_ONLY, op.read_only))
+                     if on]  # fmt: skip
+            target = f" on {op.entity}" if op.entity else ""
+            request = op.request or (op.job.request if op.job is not None else None)
+            method, path = (request.method, request.path) if request else ("?", "?")
             lines.append(
-                f"  {op['name']}{on}: {request.get('method', '?')} {request.get('path', '?')}"
+                f"  {op.name}{target}: {method} {path}"
                 + (f" [{', '.join(flags)}]" if flags else "")
             )
     return lines
@@ -154,10 +166,9 @@ def review_file(path: Path, out: TextIO | None = None, err: TextIO | None = None
     except MappingError as exc:
         print(f"a2map review: {path} is not a valid mapping:\n{exc.render()}", file=err)
         return Exit.INVALID
-    doc, _ = check_text(text)
-    for line in summary_lines(doc, schema_version(mapping)):
+    for line in summary_lines(mapping, schema_version(mapping)):
         print(line, file=out)
-    items = review_items(doc)
+    items = review_items(mapping)
     print("", file=out)
     if not items:
         print("needs a decision: nothing", file=out)

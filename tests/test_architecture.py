@@ -43,10 +43,7 @@ IO_MODULES = {
 KNOWN: dict[str, set[str]] = {
     # (a) importer -> private module of another package
     "private": {
-        # the benchmarks drive the prober stage by stage and reuse the demo's process helpers
-        "bench.probe -> mapper.probe._command",
-        "bench.probe -> mapper.probe._render",
-        "bench.probe -> mapper.probe._run",
+        # the verify benchmark reuses the demo's process helpers
         "bench.verify -> mapper._procs",
     },
     # (b) one entry per strongly connected set of modules, sorted and joined by " <-> "

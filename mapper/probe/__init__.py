@@ -2,10 +2,14 @@
 
 Sources (an OpenAPI 3.0/3.1 or Swagger 2 spec, DRF ``OPTIONS`` metadata, API
 roots and links, live samples of every list route) are read separately, merged
-with evidence per decision, and rendered as a deterministic mapping file.
+with evidence per decision, built as the runtime's typed mapping and written
+with the runtime's `dump` as a deterministic mapping file.
 """
 
+from ._command import Written as Written
 from ._command import probe_command as probe_command
+from ._command import summary as probe_summary
+from ._command import write_draft as write_draft
 from ._draft import Draft as Draft
 from ._errors import REASONS as REASONS
 from ._errors import Finding as Finding
@@ -16,6 +20,7 @@ from ._errors import UnreachableError as UnreachableError
 from ._errors import UsageError as UsageError
 from ._http import SAFE_METHODS as SAFE_METHODS
 from ._http import ReadOnlyTransport as ReadOnlyTransport
+from ._render import build_mapping as build_mapping
 from ._render import render as render
 from ._run import ProbeOptions as ProbeOptions
 from ._run import ProbeRun as ProbeRun
@@ -24,5 +29,6 @@ from ._run import probe as probe
 __all__ = [
     "REASONS", "SAFE_METHODS", "Draft", "Finding", "NothingMappable",
     "ProbeError", "ProbeOptions", "ProbeRun", "ReadOnlyTransport", "RefusedRequest",
-    "UnreachableError", "UsageError", "probe", "probe_command", "render",
+    "UnreachableError", "UsageError", "Written", "build_mapping", "probe", "probe_command",
+    "probe_summary", "render", "write_draft",
 ]  # fmt: skip

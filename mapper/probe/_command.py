@@ -8,16 +8,15 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-import yaml
-
-from runtime.mapping import check_text, content_hash
+from runtime.mapping import Mapping, Problem, check_document, dump, dump_yaml
 
 from .._exits import Exit
 from ._errors import Finding, NothingMappable, ProbeError, UsageError
-from ._render import render, variables
+from ._render import build_mapping, header, variables
 from ._run import ProbeOptions, ProbeRun, probe
 
 
@@ -32,28 +31,50 @@ def _findings(findings: Sequence[Finding]) -> list[dict[str, str]]:
     ]
 
 
-def _summary(run: ProbeRun, output: Path, text: str) -> dict[str, Any]:
+def _summary(run: ProbeRun, output: Path, mapping: Mapping, doc: dict[str, Any]) -> dict[str, Any]:
+    """What was written, from the model just built (the file is not read back)."""
     from mapper._review import review_items
 
-    doc = yaml.safe_load(text)
-    draft = run.draft
     return {
         "ok": True,
         "exit": Exit.MAPPED,
         "mapping": str(output),
-        "app": draft.app_id,
-        "contentHash": content_hash(doc),
+        "app": mapping.app.id,
+        "contentHash": mapping.content_hash,
         "entities": {
             name: {"fields": len(e.fields), "confidence": e.confidence}
-            for name, e in draft.entities.items()
+            for name, e in mapping.entities.items()
         },
-        "operations": [op.name for op in draft.operations],
-        "unmapped": _findings(draft.unmapped),
-        "needsReview": len(review_items(doc)),
+        "operations": [op.name for op in mapping.operations],
+        "unmapped": _findings(run.draft.unmapped),
+        "needsReview": len(review_items(mapping)),
         "variables": variables(doc),
         "requests": run.requests,
         "seconds": round(run.seconds, 3),
     }
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A drafted mapping as model, document and text; `problems` when it does not lint."""
+
+    mapping: Mapping
+    doc: dict[str, Any]
+    text: str
+    problems: tuple[Problem, ...]
+
+
+def write_draft(run: ProbeRun, *, schema_comment: bool) -> Written:
+    """The run's draft as the runtime's model, checked, and its file text."""
+    mapping = build_mapping(run.draft)
+    doc = dump(mapping)
+    text = dump_yaml(doc, header(doc, schema_comment=schema_comment))
+    return Written(mapping, doc, text, tuple(check_document(doc)))
+
+
+def summary(run: ProbeRun, output: Path, written: Written) -> dict[str, Any]:
+    """The `--json` summary of a probe whose mapping was written to `output`."""
+    return _summary(run, output, written.mapping, written.doc)
 
 
 def probe_command(
@@ -88,14 +109,13 @@ def probe_command(
                       "unmapped": _findings(findings)}  # fmt: skip
             print(json.dumps(report, sort_keys=True), file=out)
         return exc.exit_code
-    text = render(run.draft, schema_comment=(output.parent / "mapping.schema.json").is_file())
-    _, problems = check_text(text)
-    if problems:
-        for problem in problems:
+    written = write_draft(run, schema_comment=(output.parent / "mapping.schema.json").is_file())
+    if written.problems:
+        for problem in written.problems:
             _say(f"internal: the drafted mapping does not lint: {problem.render()}", err)
         return Exit.NOTHING
-    output.write_text(text, encoding="utf-8")
-    summary = _summary(run, output, text)
+    output.write_text(written.text, encoding="utf-8")
+    summary = _summary(run, output, written.mapping, written.doc)
     _say(
         f"wrote {output}: {len(run.draft.entities)} entities, {len(run.draft.operations)} "
         f"operations, {len(run.draft.unmapped)} unmapped, {summary['needsReview']} to review "

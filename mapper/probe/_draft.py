@@ -2,8 +2,9 @@
 
 Sources never write the mapping directly. Each one states `Claim`s about fields
 (with the evidence source that makes them); `_merge` turns the claims into a
-`FieldDraft` carrying its evidence, confidence and notes; `_render` writes the
-draft as a mapping document.
+`FieldDraft` carrying its evidence, confidence and notes; `_render` builds the
+runtime's typed mapping from the draft and writes it with the runtime's `dump`.
+An evidence item (`Ev`) is the runtime's own `Evidence`.
 """
 
 from __future__ import annotations
@@ -11,21 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.mapping import Evidence
+
 from ._errors import Finding
+
+Ev = Evidence  # one evidence item: a source, and what exactly it said when that matters
 
 # The evidence vocabulary of mapping format 1 that the prober writes.
 EVIDENCE_SOURCES = (
     "openapi", "swagger", "options", "links", "sample", "lookup", "name", "owner", "pocketbase",
 )  # fmt: skip
 SPEC_SOURCES = ("openapi", "swagger")
-
-
-@dataclass(frozen=True, slots=True)
-class Ev:
-    """One evidence item: a source, and what exactly it said when that matters."""
-
-    source: str
-    detail: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,25 +1,25 @@
 """The runtime's own view of a draft, and whole listings read through the probe client.
 
 Filter and sort candidates are judged the way the runtime will use them: the
-draft is compiled by the runtime's mapping loader, values are spelled by the
-runtime's planner and dialect, and what comes back is compared with the
+draft is built as the runtime's typed entities and checked by its mapping rules,
+values are spelled by the runtime's planner and dialect, and what comes back is compared with the
 runtime's own evaluator over the unfiltered listing. Only GETs are sent.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.mapping import Entity, MappingError, load_mapping_text
+from runtime.mapping import App, Entity, Module, Serve, Upstream, check_document, dump
+from runtime.mapping import Mapping as MappingModel
 from runtime.protocol import ProtocolError
 from runtime.upstream import to_protocol
 
 from ._draft import EntityDraft
 from ._http import Exchange
-from ._render import _entity as entity_document
+from ._render import entity_model
 from ._samples import envelope_of, records_of
 
 Fetch = Callable[[Mapping[str, str]], Exchange]
@@ -28,20 +28,23 @@ MAX_PAGES = 10
 
 
 def runtime_entities(drafts: Mapping[str, EntityDraft]) -> dict[str, Entity] | None:
-    """The drafts as the runtime compiles them; None when they do not load."""
+    """The drafts as the runtime's entities; None when the loader would refuse them."""
+    entities = {name: entity_model(d) for name, d in drafts.items()}
     modules = sorted({d.module for d in drafts.values()})
-    doc = {
-        "format": 1,
-        "app": {"id": "probe"},
-        "upstream": {"baseUrl": "http://upstream.invalid"},
-        "modules": [{"name": m} for m in modules],
-        "entities": {name: entity_document(d) for name, d in drafts.items()},
-    }
-    try:
-        mapping = load_mapping_text(json.dumps(doc), resolve_env=False)
-    except MappingError:
+    probe = MappingModel(
+        format=1,
+        app=App("probe"),
+        upstream=Upstream(base_url="http://upstream.invalid"),
+        modules=tuple(Module(m) for m in modules),
+        entities=entities,
+        operations=(),
+        serve=Serve(),
+        unmapped=(),
+        content_hash="",
+    )
+    if check_document(dump(probe)):
         return None
-    return dict(mapping.entities)
+    return entities
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,68 +1,93 @@
-"""The draft as a mapping document: stable order, no record values, no times.
+"""The draft as the runtime's typed mapping, written with the runtime's `dump`.
 
-Evidence items are plain source names when the source simply agrees, and
-``{source, detail}`` when it said something specific (a lookup route, a
-refinement, a disagreement). The upstream URL is ``${<APP>_URL}``.
+The draft is the probe's mutable accumulator; here it becomes the frozen model
+the runtime serves, so what the prober writes is exactly what the loader reads.
+No record values and no times reach it; the upstream URL is ``${<APP>_URL}``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from typing import Any
+from collections.abc import Mapping as AbcMapping
+from types import MappingProxyType as frozen
+from typing import Any, Literal, cast
 
-from runtime.mapping import FILTER_OPERATORS
+from runtime.mapping import (
+    FILTER_OPERATORS,
+    App,
+    Auth,
+    AuthType,
+    Dialect,
+    Entity,
+    ErrorStyle,
+    Field,
+    FieldType,
+    FilterParam,
+    Mapping,
+    Module,
+    Operation,
+    Pagination,
+    ProbeRecord,
+    Request,
+    Serve,
+    SortSpec,
+    Unmapped,
+    Upstream,
+    WriteSpec,
+    content_hash,
+    default_label,
+    dump,
+    dump_yaml,
+    served_values,
+)
 
-from ._draft import Claim, Draft, EntityDraft, Ev, FieldDraft, OperationDraft
+from ._draft import Claim, Draft, EntityDraft, FieldDraft, OperationDraft
 from ._naming import env_prefix
-from ._yaml import dump
 
 TOOL = "a2map probe"
-_WRITE_DEFAULTS = {"create": True, "update": "PATCH", "delete": True}
-_PAGINATION_ORDER = (
-    "style", "page", "size", "offset", "cursor", "items", "total", "totalHeader", "next",
-    "nextFrom", "more", "maxSize", "firstPage",
-)  # fmt: skip
+_Send = Literal["body", "query", "none"]
+_ENUMS = ("enum", "list<enum>")
 
 
-def _evidence(items: list[Ev] | tuple[Ev, ...]) -> list[Any]:
-    return [e.source if e.detail is None else {"source": e.source, "detail": e.detail}
-            for e in items]  # fmt: skip
+def _dotted(path: str | None) -> tuple[str, ...]:
+    return tuple(part for part in (path or "").split(".") if part)
 
 
-def _field(f: FieldDraft) -> dict[str, Any]:
-    doc: dict[str, Any] = {"type": f.type}
-    if f.source != f.name:
-        doc["source"] = f.source
-    if f.required:
-        doc["required"] = True
-    if f.read_only:
-        doc["readOnly"] = True
-    if f.write_only:
-        doc["writeOnly"] = True
-    if f.nullable is False:
-        doc["nullable"] = False
-    if f.max is not None and f.type == "string":
-        doc["max"] = f.max
-    if f.values and f.type in ("enum", "list<enum>"):
-        doc["values"] = list(f.values)
-        if not f.values_closed:
-            doc["valuesClosed"] = False
-    if f.entity is not None:
-        doc["entity"] = f.entity
-    if f.day_key and f.type == "string":
-        doc["format"] = "YYYY-MM-DD"
-    if f.upstream_on_delete is not None:
-        doc["upstreamOnDelete"] = f.upstream_on_delete
-    if f.description:
-        doc["description"] = " ".join(f.description.split())
-    doc["evidence"] = _evidence(f.evidence)
-    doc["confidence"] = f.confidence
-    if f.notes:
-        doc["note"] = "; ".join(dict.fromkeys(f.notes))
-    return doc
+def _text(value: str | None) -> str | None:
+    """Descriptions on one line: a spec's line breaks are layout, not meaning."""
+    return " ".join(value.split()) if value else None
 
 
-def label_of(fields: dict[str, FieldDraft]) -> str | None:
+def _field(f: FieldDraft) -> Field:
+    string = f.type == "string"
+    closed = f.values_closed or not (f.values and f.type in _ENUMS)
+    kind, values, candidates = served_values(
+        f.type, f.values if f.type in _ENUMS else (), closed=closed
+    )
+    return Field(
+        name=f.name,
+        type=FieldType(kind),
+        source=_dotted(f.source),
+        required=f.required,
+        read_only=f.read_only,
+        write_only=f.write_only,
+        nullable=False if f.nullable is False else None,
+        max=f.max if string else None,
+        values=values,
+        values_closed=closed,
+        candidates=candidates,
+        entity=f.entity,
+        day_key=f.day_key and string,
+        upstream_on_delete=f.upstream_on_delete,
+        description=_text(f.description),
+        evidence=tuple(f.evidence),
+        confidence=f.confidence,
+        note="; ".join(dict.fromkeys(f.notes)) if f.notes else None,
+    )
+
+
+def label_of(fields: AbcMapping[str, FieldDraft]) -> str | None:
     """The protocol's rule: title, name or label, else the first required writable string."""
     for name in ("title", "name", "label"):
         if name in fields and not fields[name].write_only:
@@ -73,123 +98,162 @@ def label_of(fields: dict[str, FieldDraft]) -> str | None:
     )
 
 
-def _entity(e: EntityDraft) -> dict[str, Any]:
-    doc: dict[str, Any] = {"module": e.module}
-    if e.summary:
-        doc["summary"] = " ".join(e.summary.split())
-    doc["path"] = e.path
+def entity_model(e: EntityDraft) -> Entity:
+    fields = {name: _field(f) for name, f in e.fields.items()}
     default = e.path.rstrip("/") + "/{id}" + ("/" if e.path.endswith("/") else "")
-    if e.detail_path and e.detail_path != default:
-        doc["detailPath"] = e.detail_path
-    doc["id"] = {"source": e.id_source, "type": e.id_type}
-    label = label_of(e.fields)
-    if label is not None:
-        doc["label"] = label
-    doc["fields"] = {name: _field(f) for name, f in e.fields.items()}
-    if e.filters:
-        order = ["id", *e.fields]
-        doc["filter"] = {
-            name: {
-                op: {"param": ops[op].param, "evidence": _evidence(ops[op].evidence)}
-                for op in FILTER_OPERATORS
-                if op in ops
-            }
-            for name, ops in sorted(e.filters.items(), key=lambda kv: order.index(kv[0]))
+    order = ["id", *e.fields]
+    filters = {
+        name: {
+            op: FilterParam(ops[op].param, evidence=tuple(ops[op].evidence))
+            for op in FILTER_OPERATORS
+            if op in ops
         }
-    if e.sort is not None:
-        desc = {"desc": e.sort.desc} if e.sort.desc else {}  # json-server orders with _order
-        doc["sort"] = {"param": e.sort.param, **desc, "fields": list(e.sort.fields)}
-    write = {k: v for k, v in e.write.items() if _WRITE_DEFAULTS.get(k) != v}
-    if write:
-        doc["write"] = write
-    doc["evidence"] = _evidence(e.evidence)
-    doc["confidence"] = e.confidence
-    return doc
+        for name, ops in sorted(e.filters.items(), key=lambda kv: order.index(kv[0]))
+    }
+    update = e.write.get("update", "PATCH")
+    return Entity(
+        name=e.name,
+        module=e.module,
+        path=e.path,
+        detail_path=e.detail_path or default,
+        id_source=_dotted(e.id_source),
+        id_type="integer" if e.id_type == "integer" else "string",
+        fields=frozen(fields),
+        # Without a label in the file the loader falls back to the protocol's default.
+        label=label_of(e.fields) or default_label(fields),
+        summary=_text(e.summary),
+        filters=frozen({name: frozen(ops) for name, ops in filters.items()}),
+        # json-server orders with `_order`: no prefix is written, the default stands.
+        sort=None
+        if e.sort is None
+        else SortSpec(param=e.sort.param, fields=e.sort.fields, desc=e.sort.desc or "-"),
+        write=WriteSpec(
+            create=e.write.get("create", True),
+            update=None if update is False else update,
+            delete=e.write.get("delete", True),
+            wrap=e.write.get("wrap"),
+        ),
+        evidence=tuple(e.evidence),
+        confidence=e.confidence,
+    )
 
 
-def _param(claim: Claim, required: bool) -> dict[str, Any]:
-    doc: dict[str, Any] = {"type": claim.type or "json"}
-    if required:
-        doc["required"] = True
-    if claim.max is not None and claim.type == "string":
-        doc["max"] = claim.max
-    if claim.values and claim.type in ("enum", "list<enum>"):
-        doc["values"] = list(claim.values)
-    if claim.entity is not None and claim.type in ("ref", "list<ref>"):
-        doc["entity"] = claim.entity
-    if claim.day_key and claim.type == "string":
-        doc["format"] = "YYYY-MM-DD"
-    if claim.description and claim.type not in ("enum", "list<enum>"):
-        doc["description"] = " ".join(claim.description.split())
-    return doc
+def _param(name: str, claim: Claim, required: bool) -> Field:
+    kind = claim.type or "json"
+    string = kind == "string"
+    return Field(
+        name=name,
+        type=FieldType(kind),
+        source=_dotted(name),
+        required=required,
+        max=claim.max if string else None,
+        values=tuple(claim.values) if kind in _ENUMS else (),
+        entity=claim.entity if kind in ("ref", "list<ref>") else None,
+        day_key=claim.day_key and string,
+        description=_text(claim.description) if kind not in _ENUMS else None,
+    )
 
 
-def _operation(op: OperationDraft) -> dict[str, Any]:
-    doc: dict[str, Any] = {"name": op.name}
-    if op.description:
-        doc["description"] = " ".join(op.description.split())
-    doc["module"] = op.module
-    if op.entity is not None:
-        doc["entity"] = op.entity
-    doc["destructive"] = op.destructive
-    if op.read_only:
-        doc["readOnly"] = True
-    if op.idempotent:
-        doc["idempotent"] = True
-    doc["params"] = {n: _param(c, n in op.required) for n, c in op.params.items()}
-    doc["request"] = {"method": op.method, "path": op.path, "send": op.send}
-    doc["evidence"] = _evidence(op.evidence)
-    doc["confidence"] = op.confidence
-    return doc
+def _operation(op: OperationDraft) -> Operation:
+    return Operation(
+        name=op.name,
+        module=op.module,
+        destructive=op.destructive,
+        params=frozen({n: _param(n, c, n in op.required) for n, c in op.params.items()}),
+        description=_text(op.description),
+        entity=op.entity,
+        read_only=op.read_only,
+        idempotent=op.idempotent,
+        request=Request(method=op.method, path=op.path, send=cast(_Send, op.send)),
+        evidence=tuple(op.evidence),
+        confidence=op.confidence,
+    )
 
 
-def document(draft: Draft) -> dict[str, Any]:
-    app: dict[str, Any] = {"id": draft.app_id}
-    if draft.app_name:
-        app["name"] = draft.app_name
-    if draft.app_version:
-        app["version"] = draft.app_version
+def _auth(spec: AbcMapping[str, str]) -> Auth:
+    kind = AuthType(spec.get("type", "none"))
+    if kind == AuthType.BEARER:
+        return Auth(kind, name="Authorization", value="Bearer " + spec["token"])
+    if kind == AuthType.BASIC:
+        return Auth(kind, username=spec["username"], password=spec["password"])
+    if kind == AuthType.NONE:
+        return Auth(kind)
+    return Auth(kind, name=spec["name"], value=spec["value"])
+
+
+def _pagination(spec: AbcMapping[str, Any]) -> Pagination:
+    def path(key: str) -> tuple[str, ...] | None:
+        return _dotted(spec[key]) if key in spec else None
+
+    return Pagination(
+        style=spec["style"],
+        page=spec.get("page"),
+        size=spec.get("size"),
+        offset=spec.get("offset"),
+        cursor=spec.get("cursor"),
+        items=_dotted(spec.get("items")),
+        total=path("total"),
+        total_header=spec.get("totalHeader"),
+        next=path("next"),
+        max_size=spec.get("maxSize"),
+        first_page=spec.get("firstPage", 1),
+        next_from=path("nextFrom"),
+        more=path("more"),
+    )
+
+
+def build_mapping(draft: Draft) -> Mapping:
+    """The draft as the runtime's frozen mapping, its content hash that of the file."""
     up = draft.upstream
-    upstream: dict[str, Any] = {"baseUrl": "${" + env_prefix(draft.app_id) + "_URL}"}
-    upstream["auth"] = up.auth
-    if up.headers:
-        upstream["headers"] = up.headers
-    upstream["pagination"] = {k: up.pagination[k] for k in _PAGINATION_ORDER if k in up.pagination}
-    upstream["errors"] = up.errors
-    upstream["dialect"] = up.dialect
-    if up.envelope:
-        upstream["envelope"] = up.envelope
-    doc: dict[str, Any] = {"format": 1, "app": app, "upstream": upstream}
-    doc["modules"] = [
-        {"name": name, **({"summary": summary} if summary else {})}
-        for name, summary in draft.modules.items()
-    ]
-    doc["entities"] = {name: _entity(e) for name, e in draft.entities.items()}
-    if draft.operations:
-        doc["operations"] = [_operation(op) for op in draft.operations]
-    if draft.unmapped:
-        doc["unmapped"] = [
-            {"path": f.path, **({"method": f.method} if f.method else {}), "reason": f.reason}
-            for f in draft.unmapped
-        ]
-    doc["probe"] = {"tool": TOOL, "sources": list(draft.sources), "notes": list(draft.notes)}
-    return doc
+    upstream = Upstream(
+        base_url="${" + env_prefix(draft.app_id) + "_URL}",
+        auth=_auth(up.auth),
+        headers=frozen(dict(up.headers)),
+        pagination=_pagination(up.pagination),
+        errors=ErrorStyle(up.errors),
+        dialect=Dialect(up.dialect),
+        item_envelope=_dotted(up.envelope.get("item")),
+        write_envelope=up.envelope.get("write"),
+    )
+    mapping = Mapping(
+        format=1,
+        app=App(draft.app_id, draft.app_name or None, draft.app_version or None),
+        upstream=upstream,
+        modules=tuple(Module(name, summary or None) for name, summary in draft.modules.items()),
+        entities=frozen({name: entity_model(e) for name, e in draft.entities.items()}),
+        operations=tuple(_operation(op) for op in draft.operations),
+        serve=Serve(),
+        unmapped=tuple(Unmapped(f.path, f.reason, f.method or None) for f in draft.unmapped),
+        content_hash="",
+        probe=ProbeRecord(TOOL, tuple(draft.sources), tuple(draft.notes)),
+    )
+    return dataclasses.replace(mapping, content_hash=content_hash(dump(mapping)))
 
 
-def variables(doc: dict[str, Any]) -> list[str]:
+def variables(doc: AbcMapping[str, Any]) -> list[str]:
     """Every ``${VAR}`` the upstream block needs, in order of appearance."""
     text = repr(doc.get("upstream", {}))
     return list(dict.fromkeys(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)", text)))
 
 
-def render(draft: Draft, *, schema_comment: bool = False) -> str:
-    doc = document(draft)
-    header = []
+def header(doc: AbcMapping[str, Any], *, schema_comment: bool = False) -> list[str]:
+    lines = []
     if schema_comment:
-        header.append("yaml-language-server: $schema=./mapping.schema.json")
-    header += [
+        lines.append("yaml-language-server: $schema=./mapping.schema.json")
+    return [
+        *lines,
         "Written by `a2map probe` (read-only: GET, HEAD and OPTIONS only). Every decision",
         "carries its evidence; see `a2map review` for what needs a decision before serving.",
         "Environment: " + ", ".join(variables(doc)),
     ]
-    return dump(doc, header)
+
+
+def document(draft: Draft) -> dict[str, Any]:
+    """The draft as the mapping document the probe writes."""
+    return dump(build_mapping(draft))
+
+
+def render(draft: Draft, *, schema_comment: bool = False) -> str:
+    """The draft as the mapping file's text."""
+    doc = document(draft)
+    return dump_yaml(doc, header(doc, schema_comment=schema_comment))

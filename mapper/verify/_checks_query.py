@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from runtime.mapping import Entity, Field
+from runtime.mapping import Entity, Field, FieldType
 from runtime.protocol import ProtocolError
 from runtime.query import (
     EntityResolver,
@@ -56,7 +56,7 @@ _ORDER_OPS = ("<", "<=", ">", ">=", "?<", "?<=", "?>", "?>=")
 
 def _declared(entity: Entity, name: str) -> Field:
     if name == "id":
-        return Field(name="id", type="string", source=entity.id_source)
+        return Field(name="id", type=FieldType.STRING, source=entity.id_source)
     return entity.fields[name]
 
 

@@ -1,28 +1,42 @@
 """Mapping format 1: the contract between the mapper and the runtime."""
 
 from ._compile import default_label as default_label
+from ._dump import declared_type as declared_type
+from ._dump import dump as dump
+from ._dump import dump_evidence as dump_evidence
+from ._dump import dump_yaml as dump_yaml
 from ._errors import MappingError as MappingError
 from ._errors import Problem as Problem
+from ._loader import check_document as check_document
 from ._loader import check_text as check_text
 from ._loader import content_hash as content_hash
+from ._loader import load_document as load_document
 from ._loader import load_mapping as load_mapping
 from ._loader import load_mapping_text as load_mapping_text
 from ._model import DAY_KEY_FORMAT as DAY_KEY_FORMAT
 from ._model import FIELD_TYPES as FIELD_TYPES
 from ._model import FILTER_OPERATORS as FILTER_OPERATORS
 from ._model import NORMALIZATIONS as NORMALIZATIONS
+from ._model import READ_ONLY as READ_ONLY
 from ._model import App as App
 from ._model import Auth as Auth
+from ._model import AuthType as AuthType
 from ._model import CrudExecutor as CrudExecutor
+from ._model import Dialect as Dialect
 from ._model import Entity as Entity
+from ._model import ErrorStyle as ErrorStyle
 from ._model import Evidence as Evidence
 from ._model import Field as Field
+from ._model import FieldType as FieldType
 from ._model import FilterParam as FilterParam
 from ._model import JobExecutor as JobExecutor
 from ._model import Mapping as Mapping
 from ._model import Module as Module
 from ._model import Operation as Operation
 from ._model import Pagination as Pagination
+from ._model import PaginationStyle as PaginationStyle
+from ._model import ProbeRecord as ProbeRecord
+from ._model import RateLimits as RateLimits
 from ._model import Request as Request
 from ._model import ResponseProjection as ResponseProjection
 from ._model import Serve as Serve
@@ -30,15 +44,27 @@ from ._model import SortSpec as SortSpec
 from ._model import Unmapped as Unmapped
 from ._model import Upstream as Upstream
 from ._model import WriteSpec as WriteSpec
+from ._model import served_values as served_values
+from ._predicate import AllOf as AllOf
+from ._predicate import AnyOf as AnyOf
+from ._predicate import Compare as Compare
+from ._predicate import Not as Not
+from ._predicate import Predicate as Predicate
+from ._predicate import compile_predicate as compile_predicate
+from ._predicate import dump_predicate as dump_predicate
 from ._schema import schema as schema
+from ._yaml import dump as yaml_text
 
 __all__ = [
-    "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "NORMALIZATIONS", "App", "Auth",
-    "CrudExecutor",
-    "Entity", "Evidence", "Field", "FilterParam", "JobExecutor", "Mapping", "MappingError",
-    "Module", "Operation", "Pagination", "Problem", "Request", "ResponseProjection", "Serve",
-    "SortSpec", "Unmapped", "Upstream", "WriteSpec", "check_text", "content_hash",
-    "default_label", "load_mapping", "load_mapping_text", "schema",
+    "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "NORMALIZATIONS", "READ_ONLY",
+    "AllOf", "AnyOf", "App", "Auth", "AuthType", "Compare", "CrudExecutor", "Dialect",
+    "Entity", "ErrorStyle", "Evidence", "Field", "FieldType", "FilterParam", "JobExecutor",
+    "Mapping", "MappingError", "Module", "Not", "Operation", "Pagination", "PaginationStyle",
+    "Predicate", "ProbeRecord", "Problem", "RateLimits", "Request", "ResponseProjection",
+    "Serve", "SortSpec", "Unmapped", "Upstream", "WriteSpec", "check_document", "check_text",
+    "compile_predicate", "content_hash", "declared_type", "default_label", "dump",
+    "dump_evidence", "dump_predicate", "dump_yaml",
+    "load_document", "load_mapping", "load_mapping_text", "schema", "served_values", "yaml_text",
 ]  # fmt: skip
 
 # verification stamps (written by `a2map verify`, read by the serve gate)

@@ -8,17 +8,21 @@ from typing import Any, cast
 from ._interpolate import MissingVariable, resolve
 from ._model import (
     DAY_KEY_FORMAT,
+    READ_ONLY,
     App,
     Auth,
+    AuthType,
     CrudExecutor,
     Entity,
     Evidence,
     Field,
+    FieldType,
     FilterParam,
     JobExecutor,
     Module,
     Operation,
     Pagination,
+    ProbeRecord,
     RateLimits,
     Request,
     ResponseProjection,
@@ -28,8 +32,10 @@ from ._model import (
     Upstream,
     WriteSpec,
     frozen_map,
+    served_values,
 )
 from ._model import Mapping as MappingModel
+from ._predicate import compile_predicate
 
 Resolver = Callable[[str], str]
 
@@ -57,17 +63,15 @@ def _evidence(items: list[Any] | None) -> tuple[Evidence, ...]:
 
 
 def _field(name: str, spec: dict[str, Any]) -> Field:
-    ftype, values, candidates = spec["type"], tuple(spec.get("values", ())), ()
-    if not spec.get("valuesClosed", True) and ftype in ("enum", "list<enum>"):
-        # Values seen in samples are candidates, not a promise: served as what they
-        # surely are, so no agent is refused a value the upstream would take.
-        ftype, values, candidates = ("string" if ftype == "enum" else "json"), (), values
+    ftype, values, candidates = served_values(
+        spec["type"], tuple(spec.get("values", ())), closed=spec.get("valuesClosed", True)
+    )
     return Field(
         name=name,
-        type=ftype,
+        type=FieldType(ftype),
         source=dotted(spec.get("source", name)),
         required=spec.get("required", False),
-        read_only=spec.get("readOnly", False),
+        read_only=spec.get(READ_ONLY, False),
         write_only=spec.get("writeOnly", False),
         nullable=spec.get("nullable"),
         max=spec.get("max"),
@@ -90,7 +94,7 @@ def _field(name: str, spec: dict[str, Any]) -> Field:
 def _filter_param(spec: Any) -> FilterParam:
     if isinstance(spec, str):
         return FilterParam(spec)
-    return FilterParam(spec["param"], spec.get("proven", False))
+    return FilterParam(spec["param"], spec.get("proven", False), _evidence(spec.get("evidence")))
 
 
 def _entity(name: str, spec: dict[str, Any]) -> Entity:
@@ -169,9 +173,9 @@ def _operation(spec: dict[str, Any]) -> Operation:
         params=frozen_map({p: _field(p, ps) for p, ps in spec["params"].items()}),
         description=spec.get("description"),
         entity=spec.get("entity"),
-        read_only=spec.get("readOnly", False),
+        read_only=spec.get(READ_ONLY, False),
         idempotent=spec.get("idempotent", False),
-        applies_when=_freeze(spec.get("appliesWhen")),
+        applies_when=None if "appliesWhen" not in spec else compile_predicate(spec["appliesWhen"]),
         request=_request(spec.get("request")),
         crud=None
         if crud is None
@@ -199,14 +203,14 @@ def _operation(spec: dict[str, Any]) -> Operation:
 
 
 def _auth(spec: dict[str, Any] | None, res: Resolver) -> Auth:
-    if spec is None or spec["type"] == "none":
-        return Auth(type="none")
-    kind = spec["type"]
-    if kind in ("header", "query"):
+    kind = AuthType(spec["type"] if spec is not None else "none")
+    if spec is None or kind == AuthType.NONE:
+        return Auth(type=AuthType.NONE)
+    if kind in (AuthType.HEADER, AuthType.QUERY):
         return Auth(type=kind, name=spec["name"], value=res(spec["value"]))
-    if kind == "bearer":
-        return Auth(type="bearer", name="Authorization", value="Bearer " + res(spec["token"]))
-    return Auth(type="basic", username=res(spec["username"]), password=res(spec["password"]))
+    if kind == AuthType.BEARER:
+        return Auth(type=kind, name="Authorization", value="Bearer " + res(spec["token"]))
+    return Auth(type=kind, username=res(spec["username"]), password=res(spec["password"]))
 
 
 def _upstream(spec: dict[str, Any], res: Resolver) -> Upstream:
@@ -254,6 +258,17 @@ def _serve(spec: dict[str, Any] | None) -> Serve:
     )
 
 
+def _probe(spec: dict[str, Any] | None) -> ProbeRecord | None:
+    if spec is None:
+        return None
+    sources, notes = spec.get("sources"), spec.get("notes")
+    return ProbeRecord(
+        tool=spec.get("tool"),
+        sources=None if sources is None else tuple(sources),
+        notes=None if notes is None else tuple(notes),
+    )
+
+
 def compile_document(
     doc: dict[str, Any],
     *,
@@ -289,6 +304,7 @@ def compile_document(
         ),
         content_hash=content_hash,
         source_path=source_path,
+        probe=_probe(doc.get("probe")),
     )
     if missing:
         raise MissingVariable(missing)

@@ -77,16 +77,26 @@ def _yaml_problem(text: str) -> Problem:
     return Problem((), "not valid YAML")
 
 
+_NOT_AN_OBJECT = "a mapping file must be a YAML object with format, app, upstream, ..."
+
+
 def parse_text(text: str) -> tuple[Any, list[Problem]]:
     try:
         doc = yaml.load(text, Loader=_SafeLoader)
     except yaml.YAMLError:
         return None, [_yaml_problem(text)]
     if not isinstance(doc, dict):
-        return None, [
-            Problem((), "a mapping file must be a YAML object with format, app, upstream, ...")
-        ]
+        return None, [Problem((), _NOT_AN_OBJECT)]
     return doc, []
+
+
+def check_document(doc: Any) -> list[Problem]:
+    """Every problem of a parsed mapping document (without line numbers)."""
+    problems = validate_document(doc)
+    problems.extend(check_templates(doc))
+    if not problems:
+        problems = check_semantics(doc)
+    return problems
 
 
 def check_text(text: str) -> tuple[Any, list[Problem]]:
@@ -94,11 +104,7 @@ def check_text(text: str) -> tuple[Any, list[Problem]]:
     doc, problems = parse_text(text)
     if doc is None:
         return None, problems
-    problems = validate_document(doc)
-    problems.extend(check_templates(doc))
-    if not problems:
-        problems = check_semantics(doc)
-    return doc, _with_lines(problems, text)
+    return doc, _with_lines(check_document(doc), text)
 
 
 def load_mapping_text(
@@ -111,6 +117,26 @@ def load_mapping_text(
     doc, problems = check_text(text)
     if problems:
         raise MappingError(problems, filename)
+    return _compile(doc, filename, env, resolve_env)
+
+
+def load_document(
+    doc: Any,
+    *,
+    filename: str | None = None,
+    env: Mapping[str, str] | None = None,
+    resolve_env: bool = True,
+) -> MappingModel:
+    """A mapping document already in memory (built or dumped, not read from a file)."""
+    problems = check_document(doc) if isinstance(doc, dict) else [Problem((), _NOT_AN_OBJECT)]
+    if problems:
+        raise MappingError(problems, filename)
+    return _compile(doc, filename, env, resolve_env)
+
+
+def _compile(
+    doc: Any, filename: str | None, env: Mapping[str, str] | None, resolve_env: bool
+) -> MappingModel:
     digest = content_hash(doc)
     environ = (os.environ if env is None else env) if resolve_env else None
     try:

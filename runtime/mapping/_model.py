@@ -8,17 +8,67 @@ from __future__ import annotations
 
 from collections.abc import Mapping as AbcMapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Literal
 
-FieldType = Literal[
-    "string", "number", "boolean", "datetime", "enum", "ref",
-    "list<enum>", "list<ref>", "json", "binary",
-]  # fmt: skip
-FIELD_TYPES: tuple[str, ...] = (
-    "string", "number", "boolean", "datetime", "enum", "ref",
-    "list<enum>", "list<ref>", "json", "binary",
-)  # fmt: skip
+from ._predicate import Predicate
+
+
+class FieldType(StrEnum):
+    """The protocol's closed type vocabulary; members compare equal to their spelling."""
+
+    STRING = "string"
+    NUMBER = "number"
+    BOOLEAN = "boolean"
+    DATETIME = "datetime"
+    ENUM = "enum"
+    REF = "ref"
+    LIST_ENUM = "list<enum>"
+    LIST_REF = "list<ref>"
+    JSON = "json"
+    BINARY = "binary"
+
+
+class AuthType(StrEnum):
+    NONE = "none"
+    HEADER = "header"
+    QUERY = "query"
+    BEARER = "bearer"
+    BASIC = "basic"
+
+
+class PaginationStyle(StrEnum):
+    PAGE = "page"
+    OFFSET = "offset"
+    CURSOR = "cursor"
+    LINK = "link"
+    NONE = "none"
+
+
+class ErrorStyle(StrEnum):
+    """How the upstream spells its 4xx bodies."""
+
+    DRF = "drf"
+    RAILS = "rails"
+    POCKETBASE = "pocketbase"
+    JSONAPI = "jsonapi"
+    PLAIN = "plain"
+
+
+class Dialect(StrEnum):
+    """The upstream's filter and sort query language."""
+
+    DJANGO_FILTER = "django-filter"
+    RANSACK = "ransack"
+    POCKETBASE = "pocketbase"
+    JSON_SERVER = "json-server"
+    NONE = "none"
+
+
+FIELD_TYPES: tuple[str, ...] = tuple(t.value for t in FieldType)
+# The key the file, the protocol and describe all spell a read-only flag with.
+READ_ONLY = "readOnly"
 FILTER_OPERATORS: tuple[str, ...] = (
     "=", "!=", ">", ">=", "<", "<=", "~", "!~",
     "?=", "?!=", "?>", "?>=", "?<", "?<=", "?~", "?!~",
@@ -30,6 +80,20 @@ Normalization = Literal[
 STRING_NORMALIZATIONS: tuple[str, ...] = ("trim", "collapse-spaces", "lowercase", "uppercase")
 DATETIME_NORMALIZATIONS: tuple[str, ...] = ("whole-seconds", "milliseconds")
 NORMALIZATIONS = STRING_NORMALIZATIONS + DATETIME_NORMALIZATIONS
+
+
+def served_values(
+    kind: str, values: tuple[Any, ...], *, closed: bool
+) -> tuple[str, tuple[Any, ...], tuple[Any, ...]]:
+    """Type, promised values and candidates of a field as served.
+
+    Values seen in samples are candidates, not a promise: an open enum is served
+    as what it surely is (a string, or a json list), so no agent is refused a
+    value the upstream would take.
+    """
+    if not closed and kind in ("enum", "list<enum>"):
+        return ("string" if kind == "enum" else "json"), (), values
+    return kind, values, ()
 
 
 def frozen_map(data: AbcMapping[str, Any] | None = None) -> AbcMapping[str, Any]:
@@ -48,7 +112,7 @@ class Field:
     """One field in the protocol's closed type vocabulary (also used for op params)."""
 
     name: str
-    type: str
+    type: FieldType
     source: tuple[str, ...]
     required: bool = False
     read_only: bool = False
@@ -70,6 +134,11 @@ class Field:
     confidence: str | None = None
     note: str | None = None
 
+    def __post_init__(self) -> None:
+        # Callers may spell the type as text; the model always holds the member.
+        if not isinstance(self.type, FieldType):
+            object.__setattr__(self, "type", FieldType(self.type))
+
     @property
     def is_ref(self) -> bool:
         return self.type in ("ref", "list<ref>")
@@ -81,6 +150,7 @@ class FilterParam:
 
     param: str
     proven: bool = False
+    evidence: tuple[Evidence, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +237,7 @@ class Operation:
     entity: str | None = None
     read_only: bool = False
     idempotent: bool = False
-    applies_when: Any = None  # the closed predicate language, kept as frozen JSON
+    applies_when: Predicate | None = None
     request: Request | None = None
     crud: CrudExecutor | None = None
     job: JobExecutor | None = None
@@ -190,16 +260,20 @@ class Operation:
 class Auth:
     """Upstream credentials; values are templates resolved from the environment."""
 
-    type: Literal["none", "header", "query", "bearer", "basic"]
+    type: AuthType
     name: str | None = None
     value: str | None = field(default=None, repr=False)
     username: str | None = None
     password: str | None = field(default=None, repr=False)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.type, AuthType):
+            object.__setattr__(self, "type", AuthType(self.type))
+
 
 @dataclass(frozen=True, slots=True)
 class Pagination:
-    style: Literal["page", "offset", "cursor", "link", "none"]
+    style: PaginationStyle
     page: str | None = None
     size: str | None = None
     offset: str | None = None
@@ -214,18 +288,28 @@ class Pagination:
     next_from: tuple[str, ...] | None = None
     more: tuple[str, ...] | None = None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.style, PaginationStyle):
+            object.__setattr__(self, "style", PaginationStyle(self.style))
+
 
 @dataclass(frozen=True, slots=True)
 class Upstream:
     base_url: str
-    auth: Auth = Auth(type="none")
+    auth: Auth = Auth(type=AuthType.NONE)
     headers: AbcMapping[str, str] = field(default_factory=frozen_map, repr=False)
-    pagination: Pagination = Pagination(style="none")
-    errors: str = "plain"
-    dialect: str = "none"
+    pagination: Pagination = Pagination(style=PaginationStyle.NONE)
+    errors: ErrorStyle = ErrorStyle.PLAIN
+    dialect: Dialect = Dialect.NONE
     timeout_seconds: float = 10.0
     item_envelope: tuple[str, ...] = ()
     write_envelope: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.errors, ErrorStyle):
+            object.__setattr__(self, "errors", ErrorStyle(self.errors))
+        if not isinstance(self.dialect, Dialect):
+            object.__setattr__(self, "dialect", Dialect(self.dialect))
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +338,15 @@ class Unmapped:
 
 
 @dataclass(frozen=True, slots=True)
+class ProbeRecord:
+    """How the mapping was produced: the prober's tool, sources and decision notes."""
+
+    tool: str | None = None
+    sources: tuple[str, ...] | None = None
+    notes: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class App:
     id: str
     name: str | None = None
@@ -274,6 +367,7 @@ class Mapping:
     unmapped: tuple[Unmapped, ...]
     content_hash: str
     source_path: str | None = None
+    probe: ProbeRecord | None = None
 
     def module(self, name: str) -> Module | None:
         return next((m for m in self.modules if m.name == name), None)

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ._errors import PathPart, Problem, allowed, did_you_mean
-from ._model import DATETIME_NORMALIZATIONS, STRING_NORMALIZATIONS
+from ._model import DATETIME_NORMALIZATIONS, READ_ONLY, STRING_NORMALIZATIONS
 
 RESERVED_MODULES = ("data", "identity", "whoami", "context", "tasks", "events")
 _PLACEHOLDER = re.compile(r"\{([^}]*)\}")
@@ -80,7 +80,7 @@ def _check_field(
                 )
             )
     if not is_param:
-        if spec.get("readOnly") and spec.get("writeOnly"):
+        if spec.get(READ_ONLY) and spec.get("writeOnly"):
             problems.append(Problem(path, "a field cannot be both readOnly and writeOnly"))
         for key in ("onDelete", "upstreamOnDelete"):
             if key in spec and ftype not in _REF_TYPES:
@@ -194,7 +194,7 @@ def _check_operation(
                             f"'{fname}' is not a field of {target}{did_you_mean(fname, fields)}",
                         )
                     )
-    if op.get("readOnly") and op.get("destructive"):
+    if op.get(READ_ONLY) and op.get("destructive"):
         problems.append(Problem(base, "an operation cannot be both readOnly and destructive"))
     params: dict[str, Any] = op["params"]
     for pname, pspec in params.items():

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from collections.abc import Mapping as AbcMapping
 from typing import Any
 
-from runtime.mapping import Entity, Mapping, Operation
+from runtime.mapping import READ_ONLY, Entity, Mapping, Operation
 
 from ._access import Caller, module_access
 from ._fingerprint import field_doc
@@ -136,7 +136,7 @@ def operation_doc(op: Operation) -> dict[str, Any]:
     if op.description:
         doc["description"] = op.description
     if op.read_only:
-        doc["readOnly"] = True
+        doc[READ_ONLY] = True
     if op.idempotent:
         doc["idempotent"] = True
     if op.entity is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.mapping import Field, Mapping, Operation
+from runtime.mapping import READ_ONLY, Field, Mapping, Operation, dump_predicate
 
 from ._jsjson import js_number, stable_json
 
@@ -15,7 +15,7 @@ def field_doc(f: Field, *, param: bool = False) -> dict[str, Any]:
     if f.required:
         doc["required"] = True
     if f.read_only and not param:
-        doc["readOnly"] = True
+        doc[READ_ONLY] = True
     if f.max is not None:
         doc["max"] = f.max
     if f.values:
@@ -70,7 +70,7 @@ def _operation_part(op: Operation) -> str:
             "params=" + stable_json({n: field_doc(p, param=True) for n, p in op.params.items()})
         )
     if op.applies_when is not None:
-        parts.append("when=" + stable_json(op.applies_when))
+        parts.append("when=" + stable_json(dump_predicate(op.applies_when)))
     return ":".join(parts)
 
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping as AbcMapping
 from typing import Any
 
-from runtime.mapping import Entity
+from runtime.mapping import AllOf, AnyOf, Compare, Entity, Not, Predicate, compile_predicate
 
 from ._jsjson import compact_json, js_string
 
@@ -95,53 +95,61 @@ def _or_list(values: list[str]) -> str:
     return ", ".join(values[:-1]) + " or " + values[-1]
 
 
-def evaluate(pred: Any, entity: Entity, record: AbcMapping[str, Any]) -> str | None:
-    """None when available; else the deterministic reason it is blocked."""
-    if not isinstance(pred, AbcMapping):
-        return "the condition on the record is not met"
-    if "all" in pred:
-        for sub in pred["all"]:
+def evaluate(
+    pred: Predicate | AbcMapping[str, Any], entity: Entity, record: AbcMapping[str, Any]
+) -> str | None:
+    """None when available; else the deterministic reason it is blocked.
+
+    A predicate object as written (JSON) is compiled first, as the loader does.
+    """
+    if not isinstance(pred, AllOf | AnyOf | Not | Compare):
+        try:
+            pred = compile_predicate(pred)
+        except (AttributeError, KeyError, StopIteration, TypeError):
+            return "the condition on the record is not met"
+    if isinstance(pred, AllOf):
+        for sub in pred.items:
             reason = evaluate(sub, entity, record)
             if reason is not None:
                 return reason
         return None
-    if "any" in pred:
-        reasons = [evaluate(sub, entity, record) for sub in pred["any"]]
+    if isinstance(pred, AnyOf):
+        reasons = [evaluate(sub, entity, record) for sub in pred.items]
         return None if any(r is None for r in reasons) else reasons[0]
-    if "not" in pred:
-        return _negated(pred["not"], entity, record)
-    name = str(pred.get("field"))
+    if isinstance(pred, Not):
+        return _negated(pred.item, entity, record)
+    return _compare(pred, entity, record)
+
+
+def _compare(pred: Compare, entity: Entity, record: AbcMapping[str, Any]) -> str | None:
+    name, value = pred.field, pred.value
     actual = _as_declared(entity, name, record.get(name))
-    if "eq" in pred:
-        want = _as_declared(entity, name, pred["eq"])
-        return (
-            None if _same(actual, want) else f"{name} is {render(actual)}, not {render(pred['eq'])}"
-        )
-    if "ne" in pred:
-        want = _as_declared(entity, name, pred["ne"])
+    if pred.op == "eq":
+        want = _as_declared(entity, name, value)
+        return None if _same(actual, want) else f"{name} is {render(actual)}, not {render(value)}"
+    if pred.op == "ne":
+        want = _as_declared(entity, name, value)
         return f"{name} is {render(actual)}" if _same(actual, want) else None
-    if "in" in pred:
-        options = [_as_declared(entity, name, v) for v in pred["in"]]
+    if pred.op == "in":
+        options = [_as_declared(entity, name, v) for v in value]
         if any(_same(actual, v) for v in options):
             return None
-        return f"{name} is {render(actual)}, not {_or_list([render(v) for v in pred['in']])}"
-    if "notIn" in pred:
-        options = [_as_declared(entity, name, v) for v in pred["notIn"]]
+        return f"{name} is {render(actual)}, not {_or_list([render(v) for v in value])}"
+    if pred.op == "notIn":
+        options = [_as_declared(entity, name, v) for v in value]
         return f"{name} is {render(actual)}" if any(_same(actual, v) for v in options) else None
-    if "isBlank" in pred:
-        if pred["isBlank"]:
-            return None if actual is None else f"{name} is set to {render(actual)}, not blank"
-        return f"{name} is blank" if actual is None else None
-    return "the condition on the record is not met"
+    if value:  # isBlank: true
+        return None if actual is None else f"{name} is set to {render(actual)}, not blank"
+    return f"{name} is blank" if actual is None else None
 
 
-def _negated(pred: Any, entity: Entity, record: AbcMapping[str, Any]) -> str | None:
+def _negated(pred: Predicate, entity: Entity, record: AbcMapping[str, Any]) -> str | None:
     inner = evaluate(pred, entity, record)
     if inner is not None:
         return None
-    name = pred.get("field") if isinstance(pred, AbcMapping) else None
-    if name is not None and "isBlank" in pred:
-        return f"{name} is blank" if pred["isBlank"] else f"{name} is set"
-    if name is not None and "eq" in pred:
-        return f"{name} is {render(_as_declared(entity, name, record.get(name)))}"
+    name = pred.field if isinstance(pred, Compare) else None
+    if isinstance(pred, Compare) and pred.op == "isBlank":
+        return f"{name} is blank" if pred.value else f"{name} is set"
+    if isinstance(pred, Compare) and pred.op == "eq":
+        return f"{name} is {render(_as_declared(entity, pred.field, record.get(pred.field)))}"
     return f"the condition on {name or 'the record'} is not met"

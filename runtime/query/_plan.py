@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from runtime.mapping import Entity, Field
+from runtime.mapping import Entity, Field, FieldType
 from runtime.protocol import ProtocolError
 
 from ._ast import Compare, Expr, Literal, Path, Random, SortItem, SortKey
@@ -21,7 +21,7 @@ from ._conditions import conjuncts, native_filter
 from ._encoder import Encoder, encode_filter, sort_params
 from ._values import coerce_literal
 
-_ID = Field(name="id", type="string", source=("id",))
+_ID = Field(name="id", type=FieldType.STRING, source=("id",))
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # `~` is a LIKE in PocketBase: `%` and `_` are wildcards there and literal text
 # to django-filter's icontains, and non-ASCII case folding differs. Either would

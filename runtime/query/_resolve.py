@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from runtime.mapping import Entity, Field
+from runtime.mapping import Entity, Field, FieldType
 from runtime.protocol import ProtocolError
 
 from ._ast import Path
@@ -129,7 +129,7 @@ class EntityResolver:
         return lambda ref: lookup(name, ref) if ref != "" else None
 
 
-_ID = Field(name="id", type="string", source=("id",))
+_ID = Field(name="id", type=FieldType.STRING, source=("id",))
 
 
 def _declared(entity: Entity, name: str, path: Path) -> Field:

@@ -20,7 +20,7 @@ def test_checked_in_mappings_pass() -> None:
 
 
 def test_whole_invalid_corpus_is_refused() -> None:
-    files = sorted((ROOT / "tests" / "mapping" / "invalid").glob("*.yaml"))
+    files = sorted((ROOT / "tests" / "runtime" / "mapping" / "invalid").glob("*.yaml"))
     result = runner.invoke(app, ["lint", *map(str, files)])
     assert result.exit_code == 1
     for path in files:
@@ -32,7 +32,7 @@ def test_whole_invalid_corpus_is_refused() -> None:
 
 def test_one_invalid_file_fails_the_run() -> None:
     good = str(ROOT / "mappings" / "kanban-drf.yaml")
-    bad = str(ROOT / "tests" / "mapping" / "invalid" / "04-wrong-format-version.yaml")
+    bad = str(ROOT / "tests" / "runtime" / "mapping" / "invalid" / "04-wrong-format-version.yaml")
     assert runner.invoke(app, ["lint", good, bad]).exit_code == 1
 
 

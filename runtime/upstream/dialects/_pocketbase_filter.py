@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from runtime.mapping import Entity, Field
+from runtime.mapping import Entity, Field, FieldType
 from runtime.query import (
     MAX_COMPARISONS,
     MAX_FILTER_LENGTH,
@@ -57,7 +57,7 @@ from runtime.query import (
     render_literal,
 )
 
-_ID = Field(name="id", type="string", source=("id",))
+_ID = Field(name="id", type=FieldType.STRING, source=("id",))
 _TEXT = ("string", "enum", "ref")
 _LISTS = ("list<enum>", "list<ref>")
 _EQUALITY = ("=", "!=")

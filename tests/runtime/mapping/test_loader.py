@@ -12,8 +12,8 @@ import pytest
 from runtime.mapping import Field, MappingError, load_mapping, load_mapping_text, schema
 
 ROOT = Path(__file__).resolve().parents[3]
-CORPUS = ROOT / "tests" / "mapping" / "invalid"
-BASE = (ROOT / "tests" / "mapping" / "valid-base.yaml").read_text()
+CORPUS = ROOT / "tests" / "runtime" / "mapping" / "invalid"
+BASE = (ROOT / "tests" / "runtime" / "mapping" / "valid-base.yaml").read_text()
 ENV = {"DEMO_URL": "http://127.0.0.1:9", "DEMO_TOKEN": "s3cret-token-value"}
 
 

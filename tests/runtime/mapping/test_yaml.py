@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import yaml
 
-from mapper.probe._yaml import dump, scalar
+from runtime.mapping._yaml import dump, scalar
 
 TRICKY = [
     "=",

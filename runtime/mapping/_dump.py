@@ -1,0 +1,342 @@
+"""Typed mapping -> document: the exact inverse of the compiler.
+
+`compile_document(dump(m)) == m` for every compiled mapping, and `dump` of a
+compiled document is that document normalised: keys in the schema's order,
+defaults the compiler fills in left out, except those a reader wants to see in
+every file (the id, label, auth, pagination with its `items`, errors, dialect,
+a request's `send`, a sort's `desc` where the dialect uses a prefix). A
+re-probe therefore writes the same text twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping as AbcMapping
+from typing import Any
+
+from ._model import (
+    DAY_KEY_FORMAT,
+    READ_ONLY,
+    Auth,
+    AuthType,
+    Dialect,
+    Entity,
+    Evidence,
+    Field,
+    FieldType,
+    FilterParam,
+    Module,
+    Operation,
+    Pagination,
+    ProbeRecord,
+    Request,
+    Serve,
+    Upstream,
+)
+from ._model import Mapping as MappingModel
+from ._predicate import dump_predicate
+from ._yaml import dump as yaml_text
+
+Doc = dict[str, Any]
+
+
+def _dotted(path: tuple[str, ...]) -> str:
+    return ".".join(path)
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, AbcMapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [_thaw(v) for v in value]
+    return value
+
+
+def dump_evidence(items: tuple[Evidence, ...]) -> list[Any]:
+    """A plain source name when it simply agrees; `{source, detail}` when it said more."""
+    return [e.source if e.detail is None else {"source": e.source, "detail": e.detail}
+            for e in items]  # fmt: skip
+
+
+def declared_type(f: Field) -> tuple[str, tuple[Any, ...]]:
+    """The type and values the file declares: an open enum is served as a string (or
+    json list) but written as the enum of its candidates."""
+    if not f.values_closed and f.candidates:
+        kind = FieldType.ENUM if f.type == FieldType.STRING else FieldType.LIST_ENUM
+        return kind.value, f.candidates
+    return f.type.value, f.values
+
+
+def dump_field(f: Field) -> Doc:
+    kind, values = declared_type(f)
+    doc: Doc = {"type": kind}
+    if f.source != tuple(p for p in f.name.split(".") if p):
+        doc["source"] = _dotted(f.source)
+    if f.required:
+        doc["required"] = True
+    if f.read_only:
+        doc[READ_ONLY] = True
+    if f.write_only:
+        doc["writeOnly"] = True
+    if f.nullable is not None:
+        doc["nullable"] = f.nullable
+    if f.max is not None:
+        doc["max"] = f.max
+    if values:
+        doc["values"] = list(values)
+    if not f.values_closed:
+        doc["valuesClosed"] = False
+    if f.entity is not None:
+        doc["entity"] = f.entity
+    if f.day_key:
+        doc["format"] = DAY_KEY_FORMAT
+    if f.normalize:
+        doc["normalize"] = list(f.normalize)
+    if f.decimals is not None:
+        doc["decimals"] = f.decimals
+    if f.on_delete != "restrict":
+        doc["onDelete"] = f.on_delete
+    if f.upstream_on_delete is not None:
+        doc["upstreamOnDelete"] = f.upstream_on_delete
+    if f.description is not None:
+        doc["description"] = f.description
+    _provenance(doc, f.evidence, f.confidence)
+    if f.note is not None:
+        doc["note"] = f.note
+    return doc
+
+
+def _provenance(doc: Doc, evidence: tuple[Evidence, ...], confidence: str | None) -> None:
+    if evidence:
+        doc["evidence"] = dump_evidence(evidence)
+    if confidence is not None:
+        doc["confidence"] = confidence
+
+
+def _filter_param(p: FilterParam) -> Any:
+    if not p.proven and not p.evidence:
+        return p.param
+    doc: Doc = {"param": p.param}
+    if p.proven:
+        doc["proven"] = True
+    if p.evidence:
+        doc["evidence"] = dump_evidence(p.evidence)
+    return doc
+
+
+def _default_detail(path: str) -> str:
+    return path.rstrip("/") + "/{id}" + ("/" if path.endswith("/") else "")
+
+
+def _entity(e: Entity, dialect: Dialect) -> Doc:
+    doc: Doc = {"module": e.module}
+    if e.summary is not None:
+        doc["summary"] = e.summary
+    doc["path"] = e.path
+    if e.detail_path != _default_detail(e.path):
+        doc["detailPath"] = e.detail_path
+    doc["id"] = {"source": _dotted(e.id_source), "type": e.id_type}
+    if e.label is not None:
+        doc["label"] = e.label
+    if e.auth:
+        doc["auth"] = True
+    if e.write_allow:
+        doc["writeAllow"] = list(e.write_allow)
+    doc["fields"] = {name: dump_field(f) for name, f in e.fields.items()}
+    if e.filters:
+        doc["filter"] = {
+            name: {op: _filter_param(p) for op, p in ops.items()} for name, ops in e.filters.items()
+        }
+    if e.sort is not None:
+        sort: Doc = {"param": e.sort.param}
+        # json-server orders descending with a second parameter (`_order`), not a
+        # prefix: there the default prefix says nothing and is left out.
+        if e.sort.desc != "-" or dialect != Dialect.JSON_SERVER:
+            sort["desc"] = e.sort.desc
+        if e.sort.separator != ",":
+            sort["separator"] = e.sort.separator
+        sort["fields"] = list(e.sort.fields)
+        if e.sort.proven:
+            sort["proven"] = True
+        doc["sort"] = sort
+    write: Doc = {}
+    if not e.write.create:
+        write["create"] = False
+    if e.write.update != "PATCH":
+        write["update"] = e.write.update or False
+    if not e.write.delete:
+        write["delete"] = False
+    if e.write.wrap is not None:
+        write["wrap"] = e.write.wrap
+    if write:
+        doc["write"] = write
+    _provenance(doc, e.evidence, e.confidence)
+    return doc
+
+
+def _request(r: Request) -> Doc:
+    return {"method": r.method, "path": r.path, "send": r.send}
+
+
+def _operation(op: Operation) -> Doc:
+    doc: Doc = {"name": op.name}
+    if op.description is not None:
+        doc["description"] = op.description
+    doc["module"] = op.module
+    if op.entity is not None:
+        doc["entity"] = op.entity
+    doc["destructive"] = op.destructive
+    if op.read_only:
+        doc[READ_ONLY] = True
+    if op.idempotent:
+        doc["idempotent"] = True
+    doc["params"] = {name: dump_field(p) for name, p in op.params.items()}
+    if op.applies_when is not None:
+        doc["appliesWhen"] = dump_predicate(op.applies_when)
+    if op.request is not None:
+        doc["request"] = _request(op.request)
+    if op.crud is not None:
+        crud: Doc = {"action": op.crud.action, "entity": op.crud.entity}
+        if op.crud.target is not None:
+            crud["target"] = op.crud.target
+        if op.crud.set:
+            crud["set"] = _thaw(op.crud.set)
+        if op.crud.filter is not None:
+            crud["filter"] = op.crud.filter
+        doc["crud"] = crud
+    if op.job is not None:
+        job: Doc = {"request": _request(op.job.request)}
+        if op.job.timeout_seconds is not None:
+            job["timeoutSeconds"] = op.job.timeout_seconds
+        doc["job"] = job
+    if op.response is not None:
+        response: Doc = {}
+        if op.response.pick:
+            response["pick"] = _dotted(op.response.pick)
+        if op.response.fields:
+            response["fields"] = list(op.response.fields)
+        doc["response"] = response
+    _provenance(doc, op.evidence, op.confidence)
+    return doc
+
+
+def _auth(a: Auth) -> Doc:
+    if a.type == AuthType.BEARER:
+        return {"type": "bearer", "token": (a.value or "").removeprefix("Bearer ")}
+    if a.type == AuthType.BASIC:
+        return {"type": "basic", "username": a.username, "password": a.password}
+    if a.type in (AuthType.HEADER, AuthType.QUERY):
+        return {"type": a.type.value, "name": a.name, "value": a.value}
+    return {"type": "none"}
+
+
+def _pagination(p: Pagination) -> Doc:
+    doc: Doc = {"style": p.style.value}
+    for key, value in (("page", p.page), ("size", p.size), ("offset", p.offset),
+                       ("cursor", p.cursor)):  # fmt: skip
+        if value is not None:
+            doc[key] = value
+    doc["items"] = _dotted(p.items)
+    if p.total is not None:
+        doc["total"] = _dotted(p.total)
+    if p.total_header is not None:
+        doc["totalHeader"] = p.total_header
+    for key, path in (("next", p.next), ("nextFrom", p.next_from), ("more", p.more)):
+        if path is not None:
+            doc[key] = _dotted(path)
+    if p.max_size is not None:
+        doc["maxSize"] = p.max_size
+    if p.first_page != 1:
+        doc["firstPage"] = p.first_page
+    return doc
+
+
+def _upstream(u: Upstream) -> Doc:
+    doc: Doc = {"baseUrl": u.base_url, "auth": _auth(u.auth)}
+    if u.headers:
+        doc["headers"] = dict(u.headers)
+    doc["pagination"] = _pagination(u.pagination)
+    doc["errors"] = u.errors.value
+    doc["dialect"] = u.dialect.value
+    if u.timeout_seconds != 10.0:
+        doc["timeoutSeconds"] = u.timeout_seconds
+    envelope: Doc = {}
+    if u.item_envelope:
+        envelope["item"] = _dotted(u.item_envelope)
+    if u.write_envelope is not None:
+        envelope["write"] = u.write_envelope
+    if envelope:
+        doc["envelope"] = envelope
+    return doc
+
+
+def _serve(s: Serve) -> Doc:
+    doc: Doc = {}
+    if s.auth_mode != "none":
+        doc["authMode"] = s.auth_mode
+    if s.allowed_origins:
+        doc["allowedOrigins"] = list(s.allowed_origins)
+    if s.allowed_hosts:
+        doc["allowedHosts"] = list(s.allowed_hosts)
+    if s.credential_hint is not None:
+        doc["credentialHint"] = s.credential_hint
+    if s.approvals != "host":
+        doc["approvals"] = s.approvals
+    if s.conventions:
+        doc["conventions"] = dict(s.conventions)
+    limits: Doc = {}
+    if s.rate_limits.data != 1200:
+        limits["data"] = s.rate_limits.data
+    if s.rate_limits.ops != 300:
+        limits["ops"] = s.rate_limits.ops
+    if limits:
+        doc["rateLimits"] = limits
+    if s.scan_limit != 10_000:
+        doc["scanLimit"] = s.scan_limit
+    return doc
+
+
+def _module(m: Module) -> Doc:
+    return {"name": m.name} if m.summary is None else {"name": m.name, "summary": m.summary}
+
+
+def _probe(p: ProbeRecord) -> Doc:
+    doc: Doc = {}
+    if p.tool is not None:
+        doc["tool"] = p.tool
+    if p.sources is not None:
+        doc["sources"] = list(p.sources)
+    if p.notes is not None:
+        doc["notes"] = list(p.notes)
+    return doc
+
+
+def dump(mapping: MappingModel) -> Doc:
+    """The mapping as a document the loader compiles back to an equal mapping."""
+    app: Doc = {"id": mapping.app.id}
+    if mapping.app.name is not None:
+        app["name"] = mapping.app.name
+    if mapping.app.version is not None:
+        app["version"] = mapping.app.version
+    doc: Doc = {"format": mapping.format, "app": app, "upstream": _upstream(mapping.upstream)}
+    doc["modules"] = [_module(m) for m in mapping.modules]
+    dialect = mapping.upstream.dialect
+    doc["entities"] = {name: _entity(e, dialect) for name, e in mapping.entities.items()}
+    if mapping.operations:
+        doc["operations"] = [_operation(op) for op in mapping.operations]
+    serve = _serve(mapping.serve)
+    if serve:
+        doc["serve"] = serve
+    if mapping.unmapped:
+        doc["unmapped"] = [
+            {"path": u.path, **({"method": u.method} if u.method else {}), "reason": u.reason}
+            for u in mapping.unmapped
+        ]
+    if mapping.probe is not None:
+        doc["probe"] = _probe(mapping.probe)
+    return doc
+
+
+def dump_yaml(mapping: MappingModel | Doc, header: list[str] | None = None) -> str:
+    """The mapping (or its dumped document) as YAML text, `header` as leading comments."""
+    doc = mapping if isinstance(mapping, dict) else dump(mapping)
+    return yaml_text(doc, header)
