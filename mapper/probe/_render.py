@@ -16,8 +16,6 @@ from typing import Any, Literal, cast
 from runtime.mapping import (
     FILTER_OPERATORS,
     App,
-    Auth,
-    AuthType,
     Dialect,
     Entity,
     ErrorStyle,
@@ -27,7 +25,6 @@ from runtime.mapping import (
     Mapping,
     Module,
     Operation,
-    Pagination,
     ProbeRecord,
     Request,
     Serve,
@@ -35,6 +32,8 @@ from runtime.mapping import (
     Unmapped,
     Upstream,
     WriteSpec,
+    compile_auth,
+    compile_pagination,
     content_hash,
     default_label,
     dump,
@@ -170,46 +169,14 @@ def _operation(op: OperationDraft) -> Operation:
     )
 
 
-def _auth(spec: AbcMapping[str, str]) -> Auth:
-    kind = AuthType(spec.get("type", "none"))
-    if kind == AuthType.BEARER:
-        return Auth(kind, name="Authorization", value="Bearer " + spec["token"])
-    if kind == AuthType.BASIC:
-        return Auth(kind, username=spec["username"], password=spec["password"])
-    if kind == AuthType.NONE:
-        return Auth(kind)
-    return Auth(kind, name=spec["name"], value=spec["value"])
-
-
-def _pagination(spec: AbcMapping[str, Any]) -> Pagination:
-    def path(key: str) -> tuple[str, ...] | None:
-        return _dotted(spec[key]) if key in spec else None
-
-    return Pagination(
-        style=spec["style"],
-        page=spec.get("page"),
-        size=spec.get("size"),
-        offset=spec.get("offset"),
-        cursor=spec.get("cursor"),
-        items=_dotted(spec.get("items")),
-        total=path("total"),
-        total_header=spec.get("totalHeader"),
-        next=path("next"),
-        max_size=spec.get("maxSize"),
-        first_page=spec.get("firstPage", 1),
-        next_from=path("nextFrom"),
-        more=path("more"),
-    )
-
-
 def build_mapping(draft: Draft) -> Mapping:
     """The draft as the runtime's frozen mapping, its content hash that of the file."""
     up = draft.upstream
     upstream = Upstream(
         base_url="${" + env_prefix(draft.app_id) + "_URL}",
-        auth=_auth(up.auth),
+        auth=compile_auth(up.auth, str),
         headers=frozen(dict(up.headers)),
-        pagination=_pagination(up.pagination),
+        pagination=compile_pagination(up.pagination),
         errors=ErrorStyle(up.errors),
         dialect=Dialect(up.dialect),
         item_envelope=_dotted(up.envelope.get("item")),

@@ -1,5 +1,7 @@
 """Mapping format 1: the contract between the mapper and the runtime."""
 
+from ._compile import compile_auth as compile_auth
+from ._compile import compile_pagination as compile_pagination
 from ._compile import default_label as default_label
 from ._dump import declared_type as declared_type
 from ._dump import dump as dump
@@ -62,8 +64,8 @@ __all__ = [
     "Mapping", "MappingError", "Module", "Not", "Operation", "Pagination", "PaginationStyle",
     "Predicate", "ProbeRecord", "Problem", "RateLimits", "Request", "ResponseProjection",
     "Serve", "SortSpec", "Unmapped", "Upstream", "WriteSpec", "check_document", "check_text",
-    "compile_predicate", "content_hash", "declared_type", "default_label", "dump",
-    "dump_evidence", "dump_predicate", "dump_yaml",
+    "compile_auth", "compile_pagination", "compile_predicate", "content_hash", "declared_type",
+    "default_label", "dump", "dump_evidence", "dump_predicate", "dump_yaml",
     "load_document", "load_mapping", "load_mapping_text", "schema", "served_values", "yaml_text",
 ]  # fmt: skip
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+from ._frozen import freeze
 from ._interpolate import MissingVariable, resolve
 from ._model import (
     DAY_KEY_FORMAT,
@@ -42,14 +43,6 @@ Resolver = Callable[[str], str]
 
 def dotted(path: str | None) -> tuple[str, ...]:
     return tuple(part for part in (path or "").split(".") if part)
-
-
-def _freeze(value: Any) -> Any:
-    if isinstance(value, dict):
-        return frozen_map({k: _freeze(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    return value
 
 
 def _evidence(items: list[Any] | None) -> tuple[Evidence, ...]:
@@ -183,7 +176,7 @@ def _operation(spec: dict[str, Any]) -> Operation:
             action=crud["action"],
             entity=crud["entity"],
             target=crud.get("target"),
-            set=_freeze(crud.get("set", {})),
+            set=freeze(crud.get("set", {})),
             filter=crud.get("filter"),
         ),
         job=None
@@ -202,7 +195,7 @@ def _operation(spec: dict[str, Any]) -> Operation:
     )
 
 
-def _auth(spec: dict[str, Any] | None, res: Resolver) -> Auth:
+def compile_auth(spec: Mapping[str, Any] | None, res: Resolver) -> Auth:
     kind = AuthType(spec["type"] if spec is not None else "none")
     if spec is None or kind == AuthType.NONE:
         return Auth(type=AuthType.NONE)
@@ -213,28 +206,31 @@ def _auth(spec: dict[str, Any] | None, res: Resolver) -> Auth:
     return Auth(type=kind, username=res(spec["username"]), password=res(spec["password"]))
 
 
+def compile_pagination(pag: Mapping[str, Any]) -> Pagination:
+    return Pagination(
+        style=pag["style"],
+        page=pag.get("page"),
+        size=pag.get("size"),
+        offset=pag.get("offset"),
+        cursor=pag.get("cursor"),
+        items=dotted(pag.get("items")),
+        total=dotted(pag["total"]) if "total" in pag else None,
+        total_header=pag.get("totalHeader"),
+        next=dotted(pag["next"]) if "next" in pag else None,
+        max_size=pag.get("maxSize"),
+        first_page=pag.get("firstPage", 1),
+        next_from=dotted(pag["nextFrom"]) if "nextFrom" in pag else None,
+        more=dotted(pag["more"]) if "more" in pag else None,
+    )
+
+
 def _upstream(spec: dict[str, Any], res: Resolver) -> Upstream:
-    pag = spec.get("pagination", {"style": "none"})
     envelope = spec.get("envelope", {})
     return Upstream(
         base_url=res(spec["baseUrl"]).rstrip("/"),
-        auth=_auth(spec.get("auth"), res),
+        auth=compile_auth(spec.get("auth"), res),
         headers=frozen_map({k: res(v) for k, v in spec.get("headers", {}).items()}),
-        pagination=Pagination(
-            style=pag["style"],
-            page=pag.get("page"),
-            size=pag.get("size"),
-            offset=pag.get("offset"),
-            cursor=pag.get("cursor"),
-            items=dotted(pag.get("items")),
-            total=dotted(pag["total"]) if "total" in pag else None,
-            total_header=pag.get("totalHeader"),
-            next=dotted(pag["next"]) if "next" in pag else None,
-            max_size=pag.get("maxSize"),
-            first_page=pag.get("firstPage", 1),
-            next_from=dotted(pag["nextFrom"]) if "nextFrom" in pag else None,
-            more=dotted(pag["more"]) if "more" in pag else None,
-        ),
+        pagination=compile_pagination(spec.get("pagination", {"style": "none"})),
         errors=spec.get("errors", "plain"),
         dialect=spec.get("dialect", "none"),
         timeout_seconds=float(spec.get("timeoutSeconds", 10.0)),

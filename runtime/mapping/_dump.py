@@ -10,9 +10,9 @@ re-probe therefore writes the same text twice.
 
 from __future__ import annotations
 
-from collections.abc import Mapping as AbcMapping
 from typing import Any
 
+from ._frozen import thaw
 from ._model import (
     DAY_KEY_FORMAT,
     READ_ONLY,
@@ -41,14 +41,6 @@ Doc = dict[str, Any]
 
 def _dotted(path: tuple[str, ...]) -> str:
     return ".".join(path)
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, AbcMapping):
-        return {k: _thaw(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [_thaw(v) for v in value]
-    return value
 
 
 def dump_evidence(items: tuple[Evidence, ...]) -> list[Any]:
@@ -199,7 +191,7 @@ def _operation(op: Operation) -> Doc:
         if op.crud.target is not None:
             crud["target"] = op.crud.target
         if op.crud.set:
-            crud["set"] = _thaw(op.crud.set)
+            crud["set"] = thaw(op.crud.set)
         if op.crud.filter is not None:
             crud["filter"] = op.crud.filter
         doc["crud"] = crud

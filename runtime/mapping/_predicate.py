@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping as AbcMapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any, Literal
+
+from ._frozen import freeze, thaw
 
 CompareOp = Literal["eq", "ne", "in", "notIn", "isBlank"]
 COMPARE_OPS: tuple[CompareOp, ...] = ("eq", "ne", "in", "notIn", "isBlank")
@@ -43,22 +44,6 @@ class Not:
 Predicate = Compare | AllOf | AnyOf | Not
 
 
-def _freeze(value: Any) -> Any:
-    if isinstance(value, dict):
-        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    return value
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, AbcMapping):
-        return {k: _thaw(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [_thaw(v) for v in value]
-    return value
-
-
 def compile_predicate(doc: AbcMapping[str, Any]) -> Predicate:
     """A schema-valid predicate object as its node."""
     if "all" in doc:
@@ -68,7 +53,7 @@ def compile_predicate(doc: AbcMapping[str, Any]) -> Predicate:
     if "not" in doc:
         return Not(compile_predicate(doc["not"]))
     op = next(o for o in COMPARE_OPS if o in doc)
-    return Compare(str(doc["field"]), op, _freeze(doc[op]))
+    return Compare(str(doc["field"]), op, freeze(doc[op]))
 
 
 def dump_predicate(pred: Predicate) -> dict[str, Any]:
@@ -79,4 +64,4 @@ def dump_predicate(pred: Predicate) -> dict[str, Any]:
         return {"any": [dump_predicate(p) for p in pred.items]}
     if isinstance(pred, Not):
         return {"not": dump_predicate(pred.item)}
-    return {"field": pred.field, pred.op: _thaw(pred.value)}
+    return {"field": pred.field, pred.op: thaw(pred.value)}
