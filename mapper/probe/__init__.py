@@ -18,13 +18,13 @@ from ._errors import ProbeError as ProbeError
 from ._errors import RefusedRequest as RefusedRequest
 from ._errors import UnreachableError as UnreachableError
 from ._errors import UsageError as UsageError
-from ._http import SAFE_METHODS as SAFE_METHODS
-from ._http import ReadOnlyTransport as ReadOnlyTransport
-from ._render import build_mapping as build_mapping
-from ._render import render as render
 from ._run import ProbeOptions as ProbeOptions
 from ._run import ProbeRun as ProbeRun
 from ._run import probe as probe
+from .live import SAFE_METHODS as SAFE_METHODS
+from .live import ReadOnlyTransport as ReadOnlyTransport
+from .render import build_mapping as build_mapping
+from .render import render as render
 
 __all__ = [
     "REASONS", "SAFE_METHODS", "Draft", "Finding", "NothingMappable",

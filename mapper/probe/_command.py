@@ -16,8 +16,8 @@ from runtime.mapping import Mapping, Problem, check_document, dump, dump_yaml
 
 from .._exits import Exit
 from ._errors import Finding, NothingMappable, ProbeError, UsageError
-from ._render import build_mapping, header, variables
 from ._run import ProbeOptions, ProbeRun, probe
+from .render import build_mapping, header, variables
 
 
 def _say(text: str, err: TextIO) -> None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .._exits import Exit
+
 # Machine-readable reasons written as "<code>: <detail>" in ``unmapped:``.
 REASONS: dict[str, str] = {
     "no-schema": "no JSON schema and no usable sample describes the response",
@@ -61,7 +63,7 @@ class Finding:
 class ProbeError(Exception):
     """The prober could not do its job; `exit_code` is what the command exits with."""
 
-    exit_code = 2
+    exit_code: Exit = Exit.USAGE
 
     def __init__(self, message: str) -> None:
         self.message = message
@@ -83,7 +85,7 @@ class RefusedRequest(ProbeError):
 class NothingMappable(ProbeError):
     """Every source was read and no entity could be mapped."""
 
-    exit_code = 1
+    exit_code: Exit = Exit.NOTHING
 
     def __init__(self, message: str, findings: Sequence[Finding] = ()) -> None:
         super().__init__(message)

@@ -20,26 +20,44 @@ from typing import Any
 import httpx
 
 from ._auth import HeaderArg, parse_headers
-from ._collections import group
 from ._draft import SPEC_SOURCES, Draft, EntityDraft, OperationDraft, UpstreamDraft
-from ._entities import Source, build, ref_inputs
 from ._errors import Finding, NothingMappable, UsageError
-from ._expansions import settle
-from ._filters import filter_candidates, probe_sort, sort_param
-from ._http import ProbeClient
-from ._leftovers import unclaimed
-from ._links import Roots, find_roots
 from ._naming import app_id, env_prefix, identifier, words
-from ._nospec import refine
-from ._openapi import SpecRoutes, read_routes
-from ._operations import propose
-from ._pagefit import fit_pages, with_size_cap
-from ._paging import Paging, spec_paging
-from ._pocketbase_draft import pocketbase
-from ._refs import by_name_only, decide
-from ._specload import SpecDoc, discover, load_given
-from ._steps import Live, sources_of, template
-from ._upstream import credentials, dialects
+from .decide import (
+    Live,
+    Paging,
+    Source,
+    build,
+    by_name_only,
+    credentials,
+    decide,
+    dialects,
+    filter_candidates,
+    fit_pages,
+    pocketbase,
+    probe_sort,
+    propose,
+    ref_inputs,
+    refine,
+    settle,
+    sort_param,
+    sources_of,
+    spec_paging,
+    template,
+    unclaimed,
+    with_size_cap,
+)
+from .live import ProbeClient
+from .sources import (
+    Roots,
+    SpecDoc,
+    SpecRoutes,
+    discover,
+    find_roots,
+    group,
+    load_given,
+    read_routes,
+)
 
 Progress = Callable[[str], None]
 _APP_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")

@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 from urllib.parse import quote
 
-from runtime.mapping import Entity, Field
+from runtime.mapping import READ_ONLY, Entity, Field
 from runtime.protocol import ProtocolError
 from runtime.upstream import to_upstream
 
@@ -35,7 +35,7 @@ def _read_only(entity: Entity, field: Field) -> bool:
 @CHECKS.register(
     phase="write",
     writes=True,
-    subjects=fields("a write to it is refused or ignored", "readOnly", _read_only),
+    subjects=fields("a write to it is refused or ignored", READ_ONLY, _read_only),
 )
 async def read_only_ignored(ctx: Ctx, subject: Subject) -> str | None:
     """A write to a read-only field is refused or ignored by the upstream."""
@@ -70,7 +70,7 @@ async def read_only_ignored(ctx: Ctx, subject: Subject) -> str | None:
             f"{entity.name}.{field.name} was written {value!r} and reads back so",
             fix=f"remove readOnly: true from entities.{entity.name}.fields.{field.name}",
             corrections=(
-                Correction(("entities", entity.name, "fields", field.name, "readOnly"), "remove"),
+                Correction(("entities", entity.name, "fields", field.name, READ_ONLY), "remove"),
             ),
             **evidence("GET"),
         )

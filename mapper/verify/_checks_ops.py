@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from runtime.mapping import Entity, Operation, Request
+from runtime.mapping import READ_ONLY, Entity, Operation, Request
 from runtime.protocol import ProtocolError
 from runtime.upstream import operation_request
 
@@ -107,7 +107,7 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
                 f"{op.name} is declared readOnly but changed {', '.join(changed)} of "
                 f"{target[0]} {target[1]!r}",
                 fix=f"remove readOnly: true from operations[{index}] ({op.name})",
-                corrections=(Correction(("operations", index, "readOnly"), "remove"),),
+                corrections=(Correction(("operations", index, READ_ONLY), "remove"),),
                 **evidence("GET"),
             )
     ran = "destructive, on a record created for it" if op.destructive else "answered"

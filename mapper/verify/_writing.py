@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.mapping import Entity
+from runtime.mapping import READ_ONLY, Entity
 from runtime.protocol import ProtocolError
 
 from ._context import Ctx
@@ -56,7 +56,7 @@ def not_persisted(
     else:
         fix = "mark " + ", ".join(names) + " readOnly: true (the upstream does not store them)"
         corrections = tuple(
-            Correction((*where, "fields", n, "readOnly"), "set", True) for n in names
+            Correction((*where, "fields", n, READ_ONLY), "set", True) for n in names
         )
     return WriteNotPersisted(
         f"{entity.name}: the upstream accepted the {action} but a read by id shows "

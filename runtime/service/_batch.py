@@ -44,7 +44,7 @@ async def records_by_id(
                 if record["id"] in chunk:
                     found[str(record["id"])] = record
         except ProtocolError as exc:
-            if exc.code != "upstream_rejected":
+            if not exc.is_("upstream_rejected"):
                 raise
             return found  # refused: every id is read on its own
     return found

@@ -62,7 +62,7 @@ class Idempotency:
             return
         extra = exc.extra if isinstance(exc, ProtocolError) else {}
         record_id = extra.get("id")
-        if isinstance(exc, ProtocolError) and exc.code == "not_stored":
+        if isinstance(exc, ProtocolError) and exc.is_("not_stored"):
             self._finish(record_id=record_id, operation=operation, outcome="partial")
         elif extra.get("outcomeUnknown") or not isinstance(exc, Exception):
             # Cancelled mid-call (the client went away) counts as unknown too.

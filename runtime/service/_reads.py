@@ -179,7 +179,7 @@ class Reads:
                 entity, the_plan.params, page=paging.page, per_page=paging.per_page
             )
         except ProtocolError as exc:
-            if exc.code == "upstream_rejected":
+            if exc.is_("upstream_rejected"):
                 return REFUSED  # a refused narrowing value: the local check decides alone
             raise
         kept = [r for r in page.records if predicate(r)]
@@ -213,7 +213,7 @@ class Reads:
             scan = upstream.scan(entity, the_plan.params, limit=limit)
             scanned = [r async for r in scan]
         except ProtocolError as exc:
-            if exc.code != "upstream_rejected" or not the_plan.params:
+            if not exc.is_("upstream_rejected") or not the_plan.params:
                 raise
             # The upstream refused a value it was only asked to narrow by (django-filter
             # answers 400 for an unknown choice): the local check alone decides.

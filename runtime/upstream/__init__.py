@@ -12,6 +12,7 @@ from ._records import to_protocol as to_protocol
 from ._records import to_upstream as to_upstream
 from ._translate import delete_not_done as delete_not_done
 from ._translate import retry_after as retry_after
+from ._translate import translating as translating
 from ._translate import unproven_unreferenced as unproven_unreferenced
 from ._walk import Page as Page
 from ._walk import Scan as Scan
@@ -49,5 +50,6 @@ __all__ = [
     "sort_params",
     "to_protocol",
     "to_upstream",
+    "translating",
     "unproven_unreferenced",
 ]

@@ -22,7 +22,7 @@ def reply(body: Any, status: int = 200, headers: dict[str, str] | None = None) -
 
 
 def error_reply(exc: ProtocolError) -> Response:
-    headers = {"Connection": "close"} if exc.code == "payload_too_large" else None
+    headers = {"Connection": "close"} if exc.is_("payload_too_large") else None
     return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
 
 

@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from mapper.probe._render import document
 from mapper.probe._run import ProbeOptions, probe
+from mapper.probe.render import document
 
 EMPTY_FORM = {
     "content": {

@@ -1,0 +1,34 @@
+"""The probe's decisions, made from the sources and the samples with evidence:
+collections observed, fields merged, refs confirmed, filters, sorts, paging,
+expansions, operations and what is left unmapped.
+"""
+
+from ._entities import Source as Source
+from ._entities import build as build
+from ._entities import ref_inputs as ref_inputs
+from ._expansions import settle as settle
+from ._filters import filter_candidates as filter_candidates
+from ._filters import probe_sort as probe_sort
+from ._filters import sort_param as sort_param
+from ._leftovers import unclaimed as unclaimed
+from ._nospec import refine as refine
+from ._operations import propose as propose
+from ._pagefit import fit_pages as fit_pages
+from ._pagefit import with_size_cap as with_size_cap
+from ._paging import Paging as Paging
+from ._paging import spec_paging as spec_paging
+from ._pocketbase_draft import pocketbase as pocketbase
+from ._refs import by_name_only as by_name_only
+from ._refs import decide as decide
+from ._steps import Live as Live
+from ._steps import sources_of as sources_of
+from ._steps import template as template
+from ._upstream import credentials as credentials
+from ._upstream import dialects as dialects
+
+__all__ = [
+    "Live", "Paging", "Source", "build", "by_name_only", "credentials", "decide",
+    "dialects", "filter_candidates", "fit_pages", "pocketbase", "probe_sort", "propose",
+    "ref_inputs", "refine", "settle", "sort_param", "sources_of", "spec_paging", "template",
+    "unclaimed", "with_size_cap",
+]  # fmt: skip

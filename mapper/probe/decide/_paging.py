@@ -1,0 +1,244 @@
+"""How the upstream pages, from one list answer, the spec's parameters and a size probe.
+
+answer                                         style
+├─ Link: <…>; rel="next"  ─────────────────── link (page/size from that URL)
+├─ bare array, a page+size pair honoured ───── link if Link appears, else page
+├─ bare array, nothing honoured ────────────── none (one request answers all)
+├─ envelope, next is a URL with offset= ────── offset
+├─ envelope, next is a URL with page= ──────── page
+├─ envelope, next is a URL with another key ── cursor (that key)
+├─ envelope, next is an opaque string ──────── cursor
+├─ envelope, a cursor parameter, no next, ──── cursor from the last record's id
+│  a more flag (has_more)                      (nextFrom: id, more: has_more)
+└─ envelope, no next yet ───────────────────── from the spec's parameters, else page
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ..live import (
+    NEXT_KEYS,
+    TOTAL_KEYS,
+    Envelope,
+    Exchange,
+    dig,
+    envelope_of,
+    has_ids,
+    last_record,
+    records_of,
+)
+
+PAGE_NAMES = ("page", "_page", "page[number]", "pageNumber")
+SIZE_NAMES = (
+    "page_size",
+    "per_page",
+    "perPage",
+    "_limit",
+    "limit",
+    "page[size]",
+    "pageSize",
+    "size",
+)
+OFFSET_NAMES = ("offset", "_start", "skip", "start", "page[offset]")
+CURSOR_NAMES = ("cursor", "after", "page[after]", "starting_after", "page_token", "pageToken")
+# Tried in this order on a bare array; json-server first, as it reads unknown names as filters.
+BARE_PAIRS = (("_page", "_limit"), ("page", "per_page"), ("page", "page_size"), ("page", "limit"))
+TOTAL_HEADERS = ("X-Total-Count", "Total-Count", "X-Total")
+
+Fetch = Callable[[Mapping[str, str]], Exchange]
+
+
+@dataclass(slots=True)
+class Paging:
+    pagination: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    envelope: Envelope | None = None
+
+
+def _count(answer: Exchange) -> int | None:
+    if not answer.ok:
+        return None
+    envelope = envelope_of(answer.body, answer.content_type)
+    return None if envelope is None else len(records_of(answer.body, envelope))
+
+
+def _total_header(answer: Exchange) -> str | None:
+    return next((h for h in TOTAL_HEADERS if h in answer.headers), None)
+
+
+def _first(names: Collection[str], within: Collection[str]) -> str | None:
+    return next((n for n in names if n in within), None)
+
+
+def _next_link(answer: Exchange) -> httpx.URL | None:
+    link = answer.links.get("next", {}).get("url")
+    if not link or answer.url is None:
+        return None
+    return answer.url.join(link)
+
+
+def _confirm_size(param: str, fetch: Fetch, records: int, notes: list[str]) -> bool:
+    if records < 2:
+        notes.append(f"size parameter {param}: not tried (fewer than two records)")
+        return False
+    honoured = _count(fetch({param: "1"})) == 1
+    notes.append(
+        f"size parameter {param}: " + ("honoured (sample: asked one record, got one)"
+                                       if honoured else "ignored when tried")
+    )  # fmt: skip
+    return honoured
+
+
+def _bare(answer: Exchange, spec: Collection[str], fetch: Fetch, records: int) -> Paging:
+    notes = ["sample: the list answer is a bare JSON array"]
+    total = _total_header(answer)
+    if total:
+        notes.append(f"sample: {total} header holds the total")
+    link = _next_link(answer)
+    pairs = list(BARE_PAIRS)
+    page, size = _first(PAGE_NAMES, spec), _first(SIZE_NAMES, spec)
+    if page and size:
+        pairs.insert(0, (page, size))
+    if link is None and records >= 2:
+        for page, size in dict.fromkeys(pairs):
+            tried = fetch({page: "1", size: "1"})
+            if _count(tried) == 1:
+                notes.append(f"sample: {page}=1&{size}=1 answered one record")
+                link = _next_link(tried)
+                total = total or _total_header(tried)
+                style = "link" if link is not None else "page"
+                found: dict[str, Any] = {"style": style, "page": page, "size": size, "items": ""}
+                if total:
+                    found["totalHeader"] = total
+                if link is not None:
+                    notes.append('sample: Link rel="next" header once a page is asked for')
+                return Paging(found, notes, Envelope(""))
+    if link is not None:
+        query = link.params
+        found = {"style": "link", "items": ""}
+        if name := _first(PAGE_NAMES, query):
+            found["page"] = name
+        if name := _first(SIZE_NAMES, query):
+            found["size"] = name
+        if total:
+            found["totalHeader"] = total
+        notes.append('sample: Link rel="next" header')
+        return Paging(found, notes, Envelope(""))
+    notes.append("no page parameter was honoured: one request is taken to answer everything")
+    return Paging({"style": "none", "items": ""}, notes, Envelope(""))
+
+
+def _from_next(value: Any, answer: Exchange) -> tuple[str, str | None] | None:
+    """(style, param) from the body's next value; None when there is no next yet."""
+    if value is None or value == "" or value is False:
+        return None
+    if isinstance(value, str) and value.startswith(("http://", "https://", "/", "?")):
+        base = answer.url or httpx.URL("http://upstream/")
+        query = base.join(value).params
+        if name := _first(OFFSET_NAMES, query):
+            return "offset", name
+        if name := _first(PAGE_NAMES, query):
+            return "page", name
+        opaque = [k for k in query if k not in SIZE_NAMES]
+        return ("cursor", _first(CURSOR_NAMES, opaque) or (opaque[0] if opaque else None))
+    return "cursor", None
+
+
+def _envelope(
+    answer: Exchange, envelope: Envelope, spec: Collection[str], fetch: Fetch, records: int
+) -> Paging:
+    notes = [f"sample: records under {envelope.items!r}"]
+    found: dict[str, Any] = {"items": envelope.items}
+    nxt = dig(answer.body, envelope.next) if envelope.next else None
+    decided = _from_next(nxt, answer)
+    if decided is not None:
+        style, param = decided
+        notes.append(f"sample: {envelope.next!r} names the next {style}")
+    elif name := _first(OFFSET_NAMES, spec):
+        style, param = "offset", name
+        notes.append(f"spec: offset parameter {name}")
+    elif name := _first(CURSOR_NAMES, spec):
+        style, param = "cursor", name
+        notes.append(f"spec: cursor parameter {name}")
+    else:
+        default = "page[number]" if envelope.jsonapi else "page"
+        style, param = "page", _first(PAGE_NAMES, [*spec, *envelope.keys]) or default
+        notes.append(f"page parameter {param}: " + ("from the spec" if param in spec
+                     else "assumed, not seen (no next page in the samples)"))  # fmt: skip
+    found["style"] = style
+    key = {"page": "page", "offset": "offset", "cursor": "cursor"}[style]
+    if param:
+        found[key] = param
+    elif style == "cursor":
+        found["cursor"] = _first(CURSOR_NAMES, spec) or "cursor"
+        notes.append(f"cursor parameter {found['cursor']}: assumed")
+    link = httpx.URL(nxt) if isinstance(nxt, str) and "://" in nxt else None
+    size = _first(SIZE_NAMES, [*spec, *(link.params if link else ())])
+    size = size or ("perPage" if "perPage" in envelope.keys else None)
+    if (size and _confirm_size(size, fetch, records, notes)) or (size and style == "offset"):
+        found["size"] = size
+    if style == "offset" and "size" not in found:
+        found["size"] = "limit"
+        notes.append("size parameter limit: assumed (offset paging needs one)")
+    if envelope.total:
+        found["total"] = envelope.total
+        notes.append(f"sample: {envelope.total!r} holds the total")
+    if envelope.next:
+        found["next"] = envelope.next
+    elif style == "cursor":
+        ids = "id" if has_ids(records_of(answer.body, envelope)) else None
+        if (last := last_record(envelope.keys, ids)) is None:
+            return Paging({"style": "none", "items": envelope.items}, [
+                *notes, "cursor paging without a next value in the body cannot be walked"
+            ], envelope)  # fmt: skip
+        found.update(last)
+        notes.append(f"sample: {last['more']!r} says more follow; the cursor is the last id")
+    return Paging(found, notes, envelope)
+
+
+def infer(answer: Exchange, spec_params: Collection[str], fetch: Fetch) -> Paging | None:
+    """The pagination of one list route, or None when its answer is not a list."""
+    envelope = envelope_of(answer.body, answer.content_type) if answer.ok else None
+    if envelope is None:
+        return None
+    records = len(records_of(answer.body, envelope))
+    if envelope.items == "":
+        return _bare(answer, spec_params, fetch, records)
+    return _envelope(answer, envelope, spec_params, fetch, records)
+
+
+def spec_paging(
+    items: str, keys: Collection[str], params: Collection[str], id_field: str | None = None
+) -> Paging:
+    """Without a live answer: the paging the spec's list schema and parameters describe.
+
+    `id_field` is the records' id: with a more flag and no next key, the last
+    record's id is the next cursor."""
+    notes = [f"spec: records under {items!r}" if items else "spec: the list is a bare array"]
+    found: dict[str, Any] = {"items": items}
+    if name := _first(OFFSET_NAMES, params):
+        found.update(style="offset", offset=name, size=_first(SIZE_NAMES, params) or "limit")
+    elif (name := _first(CURSOR_NAMES, params)) and _first(NEXT_KEYS, keys):
+        found.update(style="cursor", cursor=name)
+    elif (name := _first(CURSOR_NAMES, params)) and (last := last_record(keys, id_field)):
+        found.update(style="cursor", cursor=name, **last)
+        if size := _first(SIZE_NAMES, params):
+            found["size"] = size
+        notes.append(f"spec: {last['more']!r} says more follow; the cursor is the last {id_field}")
+    elif name := _first(PAGE_NAMES, params):
+        found.update(style="page", page=name)
+        if size := _first(SIZE_NAMES, params):
+            found["size"] = size
+    else:
+        found["style"] = "none"
+    notes.append(f"spec: query parameters give style {found['style']}")
+    if total := _first(TOTAL_KEYS, keys):
+        found["total"] = total
+    if found["style"] != "none" and (nxt := _first(NEXT_KEYS, keys)):
+        found["next"] = nxt
+    return Paging(found, notes)

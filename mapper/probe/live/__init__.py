@@ -1,0 +1,30 @@
+"""The probe's live half: the read-only transport every request leaves through, and
+what a sampled answer says (envelopes, records, value kinds, the last record).
+"""
+
+from ._http import SAFE_METHODS as SAFE_METHODS
+from ._http import Exchange as Exchange
+from ._http import ProbeClient as ProbeClient
+from ._http import ReadOnlyTransport as ReadOnlyTransport
+from ._http import classify as classify
+from ._lastrecord import has_ids as has_ids
+from ._lastrecord import last_record as last_record
+from ._lastrecord import size_cap as size_cap
+from ._samples import NEXT_KEYS as NEXT_KEYS
+from ._samples import TOTAL_KEYS as TOTAL_KEYS
+from ._samples import Envelope as Envelope
+from ._samples import dig as dig
+from ._samples import envelope_of as envelope_of
+from ._samples import flatten_record as flatten_record
+from ._samples import jsonapi_targets as jsonapi_targets
+from ._samples import records_of as records_of
+from ._samples import sample_claims as sample_claims
+from ._samples import values_at as values_at
+from ._values import kind_of as kind_of
+
+__all__ = [
+    "NEXT_KEYS", "SAFE_METHODS", "TOTAL_KEYS", "Envelope", "Exchange", "ProbeClient",
+    "ReadOnlyTransport", "classify", "dig", "envelope_of", "flatten_record", "has_ids",
+    "jsonapi_targets", "kind_of", "last_record", "records_of", "sample_claims", "size_cap",
+    "values_at",
+]  # fmt: skip

@@ -1,0 +1,37 @@
+"""One module per source a probe reads: OpenAPI 3 and Swagger 2 specs (found, loaded,
+resolved), DRF `OPTIONS`, PocketBase's collection schema, Rails and json-server
+conventions, API roots and their links.
+"""
+
+from ._bodies import FORM_BODY as FORM_BODY
+from ._collections import SpecCollection as SpecCollection
+from ._collections import group as group
+from ._jsonserver import is_json_server as is_json_server
+from ._jsonserver import jsonserver_conventions as jsonserver_conventions
+from ._links import Roots as Roots
+from ._links import find_roots as find_roots
+from ._openapi import SpecRoute as SpecRoute
+from ._openapi import SpecRoutes as SpecRoutes
+from ._openapi import body_fields as body_fields
+from ._openapi import read_routes as read_routes
+from ._options import OptionsView as OptionsView
+from ._options import read_options as read_options
+from ._pocketbase import SOURCE as SOURCE
+from ._pocketbase import Schema as Schema
+from ._pocketbase import looks_like_pocketbase as looks_like_pocketbase
+from ._pocketbase import read_schema as read_schema
+from ._rails import is_rails as is_rails
+from ._rails import rails_conventions as rails_conventions
+from ._schema import Resolver as Resolver
+from ._schema import SchemaProblem as SchemaProblem
+from ._specload import SpecDoc as SpecDoc
+from ._specload import discover as discover
+from ._specload import load_given as load_given
+
+__all__ = [
+    "FORM_BODY", "SOURCE", "OptionsView", "Resolver", "Roots", "Schema", "SchemaProblem",
+    "SpecCollection", "SpecDoc", "SpecRoute", "SpecRoutes", "body_fields", "discover",
+    "find_roots", "group", "is_json_server", "is_rails", "jsonserver_conventions",
+    "load_given", "looks_like_pocketbase", "rails_conventions", "read_options",
+    "read_routes", "read_schema",
+]  # fmt: skip

@@ -1,0 +1,167 @@
+"""Spec routes grouped into collections: a list route plus its detail route.
+
+``GET /api/cards/`` answering a list of objects and ``GET /api/cards/{id}/``
+make the entity ``cards``; the create body says which fields are required and
+which are write-only. The list's items describe a record (the detail answer
+only when they do not: see `_shapes`). A write whose body the runtime cannot
+send (a form) is not consumed; every route not consumed here is an operation
+candidate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .._draft import Claim, Param
+from .._errors import Finding
+from .._naming import entity_name, is_placeholder, segments
+from ._bodies import SENDABLE
+from ._collnames import distinct_names
+from ._openapi import Body, SpecRoute, SpecRoutes, body_fields
+from ._schema import Resolver, SchemaProblem, flatten
+from ._shapes import Expansion, expansions, record_schema, schema_ref
+
+
+@dataclass(frozen=True, slots=True)
+class SpecCollection:
+    name: str
+    path: str
+    detail_path: str
+    id_param: str
+    tag: str | None
+    summary: str | None
+    fields: dict[str, Claim]
+    required: frozenset[str]
+    items_key: str  # "" when the list answer is a bare array
+    list_keys: tuple[str, ...]
+    query: tuple[Param, ...]
+    # The methods the runtime can use: a write taking a form body is left out (and
+    # left to the operations, which report it).
+    methods: frozenset[str]
+    detail_methods: frozenset[str]
+    security: tuple[str, ...] | None
+    # Expandable fields (an id, or the object when asked to expand it), by wire name.
+    expands: dict[str, Expansion] = field(default_factory=dict)
+    item_ref: str | None = None  # the ``$ref`` naming the record schema
+
+
+def _details(by_path: dict[str, dict[str, SpecRoute]]) -> dict[tuple[str, bool], tuple[str, str]]:
+    """(parent stem, trailing slash) -> (detail path, placeholder) for every GET ``…/{x}``."""
+    found: dict[tuple[str, bool], tuple[str, str]] = {}
+    for candidate, methods in by_path.items():
+        stem, _, last = candidate.rstrip("/").rpartition("/")
+        if "GET" in methods and is_placeholder(last):
+            found.setdefault((stem, candidate.endswith("/")), (candidate, last[1:-1]))
+    return found
+
+
+def _list_items(body: Body, resolver: Resolver) -> tuple[object, str, tuple[str, ...]] | None:
+    """(item schema, items key, envelope keys) of a list answer, or None if not a list."""
+    if body.kind != "json":
+        return None
+    try:
+        schema, seen, _ = flatten(body.schema, resolver)
+        if schema.get("type") == "array":
+            return schema.get("items", {}), "", ()
+        props = schema.get("properties") or {}
+        for key, prop in props.items():
+            inner, _, _ = flatten(prop, resolver, seen)
+            if inner.get("type") == "array":
+                item, _, _ = flatten(inner.get("items", {}), resolver, seen)
+                if item.get("type") == "object" or "properties" in item:
+                    return inner.get("items", {}), str(key), tuple(map(str, props))
+    except SchemaProblem:
+        return None
+    return None
+
+
+def _fields(
+    coll_path: str, item: object, create: SpecRoute | None, spec: SpecRoutes
+) -> tuple[dict[str, Claim], frozenset[str], list[Finding]]:
+    findings: list[Finding] = []
+    fields: dict[str, Claim] = {}
+    try:
+        shown: dict[str, Claim | SchemaProblem]
+        shown, _ = body_fields(item, spec.resolver, spec.source)
+        for name, found in expansions(item, spec.resolver).items():
+            what = "an id" if found.kind == "ref" else "ids"
+            detail = f"{what}, or the expanded objects when asked to expand"
+            shown[name] = Claim(spec.source, type="json", wire="object",
+                                description=found.description, detail=detail)  # fmt: skip
+        sent: dict[str, Claim | SchemaProblem] = {}
+        required: list[str] = []
+        if create is not None and create.request.kind == "json":
+            sent, required = body_fields(create.request.schema, spec.resolver, spec.source)
+    except SchemaProblem as problem:
+        return {}, frozenset(), [Finding(coll_path, problem.code, problem.detail, "GET")]
+    for name, claim in [*shown.items(), *((n, c) for n, c in sent.items() if n not in shown)]:
+        if isinstance(claim, SchemaProblem):
+            if claim.code == "polymorphic":
+                fields[name] = Claim(spec.source, type="json", wire="object", detail=claim.detail)
+            else:
+                # The field is dropped, not the list: the entry names the field.
+                findings.append(Finding(coll_path, claim.code, f"field {name} {claim.detail}"))
+            continue
+        if name not in shown:
+            claim = replace(claim, write_only=True)
+        fields[name] = claim
+    required_set = frozenset(n for n in required if n in fields and not fields[n].read_only)
+    fields = {n: replace(c, required=n in required_set) for n, c in fields.items()}
+    return fields, required_set, findings
+
+
+def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list[Finding]]:
+    by_path: dict[str, dict[str, SpecRoute]] = {}
+    for route in spec.routes:
+        by_path.setdefault(route.path, {})[route.method] = route
+    collections: list[SpecCollection] = []
+    consumed: set[tuple[str, str]] = set()
+    findings: list[Finding] = []
+    details = _details(by_path)
+    for path, methods in by_path.items():
+        listing = methods.get("GET")
+        detail = details.get((path.rstrip("/"), path.endswith("/"))) if listing else None
+        found = _list_items(listing.response, spec.resolver) if listing and detail else None
+        name = entity_name(path)
+        if listing is None or detail is None or found is None or name is None:
+            continue
+        if any(is_placeholder(s) for s in segments(path)):
+            findings.append(
+                Finding(path, "nested-collection", "listed only under another record", "GET")
+            )
+            consumed.add(("GET", path))
+            continue
+        detail_path, id_param = detail
+        detail_routes = by_path[detail_path]
+        item, items_key, keys = found
+        shown = detail_routes["GET"].response
+        item = record_schema(item, shown.schema if shown.kind == "json" else None, spec.resolver)
+        # Writes the runtime cannot send (a form body) stay operation candidates.
+        listed = frozenset(m for m in ("GET", "POST") if m in methods and _sendable(methods[m]))
+        kept = frozenset(
+            m for m in ("GET", "PUT", "PATCH", "DELETE")
+            if m in detail_routes and _sendable(detail_routes[m])
+        )  # fmt: skip
+        create = methods.get("POST") if "POST" in listed else None
+        fields, required, problems = _fields(path, item, create, spec)
+        findings.extend(problems)
+        collections.append(
+            SpecCollection(
+                name=name, path=path, detail_path=detail_path, id_param=id_param,
+                tag=listing.tag, summary=listing.summary, fields=fields, required=required,
+                items_key=items_key, list_keys=keys,
+                query=tuple(p for p in listing.params if p.where == "query"),
+                methods=listed, detail_methods=kept, security=listing.security,
+                expands=expansions(item, spec.resolver), item_ref=schema_ref(item),
+            )
+        )  # fmt: skip
+        consumed |= {(m, path) for m in listed}
+        consumed |= {(m, detail_path) for m in kept}
+    names = distinct_names([c.path for c in collections])
+    collections = [replace(c, name=names[c.path]) for c in collections]
+    rest = [r for r in spec.routes if (r.method, r.path) not in consumed]
+    return collections, rest, findings
+
+
+def _sendable(route: SpecRoute) -> bool:
+    return route.method == "GET" or route.request.kind in SENDABLE

@@ -1,0 +1,134 @@
+"""Find and read the API's own description: OpenAPI 3.0/3.1 or Swagger 2.
+
+A spec is given (a file, or a URL that is fetched once, without credentials
+unless it lies under the upstream), or found at the usual well-known paths
+under the upstream. Its ``servers:`` entries are never contacted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from .._errors import UnreachableError, UsageError
+from ..live import ProbeClient
+
+WELL_KNOWN = (
+    "/openapi.json",
+    "/api/schema/",
+    "/swagger.json",
+    "/api/openapi.json",
+    "/v3/api-docs",
+    "/openapi.yaml",
+    "/api/swagger.json",
+    "/swagger/v1/swagger.json",
+    "/api-docs",
+    "/api/docs/openapi.json",
+)
+SPEC_ACCEPT = (
+    "application/vnd.oai.openapi+json, application/json;q=0.9, "
+    "application/vnd.oai.openapi;q=0.8, application/yaml;q=0.8, */*;q=0.1"
+)
+
+
+_BOOL = "tag:yaml.org,2002:bool"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+class _SpecLoader(yaml.SafeLoader):
+    """YAML 1.1 would turn ``yes`` into True and ``2024-01-01`` into a date; specs mean text."""
+
+
+_SpecLoader.yaml_implicit_resolvers = {
+    key: kept
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    if (kept := [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL, _TIMESTAMP)])
+}
+_SpecLoader.add_implicit_resolver(
+    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SpecDoc:
+    doc: dict[str, Any]
+    location: str
+    source: str  # openapi | swagger
+    # The path under the upstream it was found at (listed as unmapped), if any.
+    upstream_path: str | None = None
+
+
+def parse_spec(text: str) -> dict[str, Any] | None:
+    """The document if the text is an OpenAPI 3 or Swagger 2 spec, else None."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        try:
+            doc = yaml.load(text, Loader=_SpecLoader)
+        except yaml.YAMLError:
+            return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("paths"), dict):
+        return None
+    version = str(doc.get("openapi") or doc.get("swagger") or "")
+    return doc if version.startswith(("3.", "2.")) else None
+
+
+def _kind(doc: dict[str, Any]) -> str:
+    return "swagger" if str(doc.get("swagger", "")).startswith("2.") else "openapi"
+
+
+def load_given(source: str, client: ProbeClient | None) -> SpecDoc:
+    """The spec named by ``--openapi``: a file, or a URL fetched once with GET."""
+    if source.startswith(("http://", "https://")):
+        return _fetch_named(source, client)
+    path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--openapi {source}: cannot read: {exc.__class__.__name__}") from None
+    doc = parse_spec(text)
+    if doc is None:
+        raise UsageError(f"--openapi {source}: not an OpenAPI 3 or Swagger 2 document")
+    return SpecDoc(doc, path.name, _kind(doc))
+
+
+def _fetch_named(url: str, client: ProbeClient | None) -> SpecDoc:
+    target = httpx.URL(url)
+    if client is not None and client.base.contains(target):
+        answer = client.get(target, accept=SPEC_ACCEPT)
+        where: str | None = client.relative(target)
+    else:
+        # Somewhere else: no credentials travel there, and only that one URL is read.
+        origin = str(target.copy_with(path="/", query=None, fragment=None))
+        own = ProbeClient(origin, {})
+        try:
+            answer = own.get(target, accept=SPEC_ACCEPT)
+        finally:
+            own.close()
+        where = None
+    if answer.failure is not None:
+        raise UnreachableError(f"--openapi {url}: no answer ({answer.failure})")
+    doc = parse_spec(answer.text or "") if answer.ok else None
+    if doc is None:
+        raise UsageError(
+            f"--openapi {url}: HTTP {answer.status}, not an OpenAPI 3 or Swagger 2 document"
+        )
+    return SpecDoc(doc, url if where is None else where, _kind(doc), where)
+
+
+def discover(client: ProbeClient) -> SpecDoc | None:
+    """The first well-known path under the upstream that serves a spec."""
+    for path in WELL_KNOWN:
+        answer = client.get(path, accept=SPEC_ACCEPT)
+        if not answer.ok or answer.text is None:
+            continue
+        doc = parse_spec(answer.text)
+        if doc is not None:
+            return SpecDoc(doc, path, _kind(doc), path)
+    return None

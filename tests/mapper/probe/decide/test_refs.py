@@ -1,0 +1,114 @@
+"""Refs are confirmed by a lookup; numbers without a name are ambiguous, never guessed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mapper.probe.decide._refs import by_name_only, decide, id_like
+
+ENTITIES = {
+    "lists": frozenset({"list_todo", "list_doing", "1", "2"}),
+    "boards": frozenset({"board_main", "1", "2"}),
+    "tags": frozenset({"tag_bug", "tag_ops"}),
+}
+
+
+def _lookup(existing: dict[str, set[str]]) -> Any:
+    asked: list[tuple[str, Any]] = []
+
+    def lookup(target: str, value: Any) -> bool:
+        asked.append((target, value))
+        return str(value) in existing.get(target, set())
+
+    lookup.asked = asked  # type: ignore[attr-defined]
+    return lookup
+
+
+@pytest.mark.parametrize(
+    ("field", "values", "existing", "explicit", "type_", "entity", "confidence"),
+    [
+        (
+            "list",
+            ["list_todo", "list_doing", None],
+            {"lists": {"list_todo", "list_doing"}},
+            None,
+            "ref",
+            "lists",
+            "high",
+        ),
+        (
+            "tags",
+            [["tag_bug"], [], ["tag_ops", "tag_bug"]],
+            {"tags": {"tag_bug", "tag_ops"}},
+            None,
+            "list<ref>",
+            "tags",
+            "high",
+        ),
+        (
+            "list_id",
+            [1, 2],
+            {"lists": {"1", "2"}, "boards": {"1", "2"}},
+            None,
+            "ref",
+            "lists",
+            "high",
+        ),
+        ("owner", ["board_main"], {"boards": {"board_main"}}, None, "ref", "boards", "medium"),
+        ("rel", ["7"], {"lists": {"7"}}, "lists", "ref", "lists", "high"),
+        ("list", ["list_gone"], {}, None, None, None, "low"),
+        ("size", [1, 2], {"lists": {"1", "2"}, "boards": {"1", "2"}}, None, None, None, "low"),
+        ("title", ["Welcome card"], {}, None, None, None, "low"),
+    ],
+)
+def test_decisions(
+    field: str,
+    values: list[Any],
+    existing: dict[str, set[str]],
+    explicit: str | None,
+    type_: str | None,
+    entity: str | None,
+    confidence: str,
+) -> None:
+    decision = decide(field, values, ENTITIES, _lookup(existing), explicit=explicit)
+    assert decision is not None
+    assert (decision.type, decision.entity, decision.confidence) == (type_, entity, confidence)
+
+
+def test_one_lookup_per_field_on_the_shortest_sorted_value() -> None:
+    lookup = _lookup({"lists": {"list_todo", "list_doing"}})
+    decide("list", ["list_todo", "list_doing"], ENTITIES, lookup)
+    assert lookup.asked == [("lists", "list_todo")]
+
+
+def test_text_ids_resolving_at_two_entities_are_ambiguous() -> None:
+    entities = {"a": frozenset({"x1"}), "b": frozenset({"x1"})}
+    decision = decide("thing", ["x1"], entities, _lookup({"a": {"x1"}, "b": {"x1"}}))
+    assert decision is not None and decision.ambiguous and decision.type is None
+    assert decision.note == "ambiguous-id: sampled values resolve at a, b"
+
+
+@pytest.mark.parametrize(
+    ("values", "shape"),
+    [
+        (["a", None], "scalar"),
+        ([1, 2], "scalar"),
+        ([["a"], ["b", "c"]], "list"),
+        ([1.5], None),
+        ([True], None),
+        ([[]], None),
+        ([None], None),
+        ([{"id": 1}], None),
+    ],
+)
+def test_id_like(values: list[Any], shape: str | None) -> None:
+    assert id_like(values) == shape
+
+
+def test_without_live_samples_a_name_is_only_a_candidate() -> None:
+    decision = by_name_only("list", "string", ENTITIES)
+    assert decision is not None and decision.type is None and decision.candidates == ("lists",)
+    assert by_name_only("list", "boolean", ENTITIES) is None
+    assert by_name_only("colour", "string", ENTITIES) is None

@@ -1,0 +1,241 @@
+"""Specs read into collections and routes: OpenAPI 3.0 (recorded), 3.1 and Swagger 2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mapper.probe.sources._collections import group
+from mapper.probe.sources._openapi import read_routes
+from mapper.probe.sources._specload import SpecDoc
+
+from ..fakes import payload
+
+
+def _read(doc: dict[str, Any], source: str = "openapi", base: str = "") -> Any:
+    return group(read_routes(SpecDoc(doc, "spec", source), base))
+
+
+def test_the_recorded_drf_spec_has_four_collections_and_four_actions() -> None:
+    colls, rest, findings = _read(payload("drf-openapi.json"))
+    assert [c.name for c in colls] == ["boards", "cards", "lists", "tags"]
+    cards = next(c for c in colls if c.name == "cards")
+    assert (cards.path, cards.detail_path, cards.id_param) == (
+        "/api/cards/",
+        "/api/cards/{id}/",
+        "id",
+    )
+    assert cards.items_key == "results" and cards.required == frozenset({"title"})
+    kinds = {n: (c.type, c.day_key, c.read_only, c.values) for n, c in cards.fields.items()}
+    assert kinds == {
+        "id": ("string", False, True, ()),
+        "title": ("string", False, False, ()),
+        "priority": ("enum", False, False, ("none", "low", "medium", "high", "urgent")),
+        "due": ("string", True, False, ()),
+        "done": ("boolean", False, False, ()),
+        "created": ("datetime", False, True, ()),
+        "list": ("string", False, False, ()),
+        "tags": ("json", False, False, ()),
+    }
+    assert cards.fields["tags"].wire == "array:string"
+    assert sorted((r.method, r.path) for r in rest) == [
+        ("GET", "/api/cards/finished-count/"),
+        ("POST", "/api/boards/{id}/archive/"),
+        ("POST", "/api/boards/{id}/report/"),
+        ("POST", "/api/cards/{id}/finish/"),
+    ]
+    assert findings == []
+
+
+SWAGGER2: dict[str, Any] = {
+    "swagger": "2.0",
+    "basePath": "/v1",
+    "consumes": ["application/json"],
+    "produces": ["application/json"],
+    "securityDefinitions": {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}},
+    "paths": {
+        "/pets": {
+            "get": {
+                "tags": ["pets"],
+                "parameters": [
+                    {
+                        "name": "status",
+                        "in": "query",
+                        "type": "string",
+                        "enum": ["sold", "available"],
+                    }
+                ],
+                "responses": {
+                    "200": {"schema": {"type": "array", "items": {"$ref": "#/definitions/Pet"}}}
+                },
+            },
+            "post": {
+                "parameters": [
+                    {
+                        "name": "body",
+                        "in": "body",
+                        "required": True,
+                        "schema": {"$ref": "#/definitions/NewPet"},
+                    }
+                ],
+                "responses": {"201": {"schema": {"$ref": "#/definitions/Pet"}}},
+            },
+        },
+        "/pets/{petId}": {
+            "parameters": [{"name": "petId", "in": "path", "required": True, "type": "integer"}],
+            "get": {"responses": {"200": {"schema": {"$ref": "#/definitions/Pet"}}}},
+            "delete": {"responses": {"204": {"description": "gone"}}},
+        },
+        "/pets/{petId}/photo": {
+            "post": {
+                "consumes": ["multipart/form-data"],
+                "parameters": [{"name": "file", "in": "formData", "type": "file"}],
+                "responses": {"200": {"description": "ok"}},
+            },
+        },
+    },
+    "definitions": {
+        "Pet": {
+            "type": "object",
+            "required": ["id", "name"],
+            "properties": {
+                "id": {"type": "integer", "readOnly": True},
+                "name": {"type": "string", "maxLength": 40},
+                "born": {"type": "string", "format": "date"},
+                "owner": {"type": "string", "x-nullable": True},
+            },
+        },
+        "NewPet": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {"name": {"type": "string"}, "password": {"type": "string"}},
+        },
+    },
+}
+
+
+def test_swagger_2_is_read_through_the_openapi_3_reader() -> None:
+    routes = read_routes(SpecDoc(SWAGGER2, "spec", "swagger"), "")
+    colls, rest, _ = group(routes)
+    (pets,) = colls
+    assert (pets.path, pets.detail_path, pets.id_param, pets.items_key) == (
+        "/v1/pets",
+        "/v1/pets/{petId}",
+        "petId",
+        "",
+    )
+    assert pets.fields["id"].wire == "integer" and pets.fields["owner"].nullable
+    assert pets.fields["born"].day_key and pets.fields["password"].write_only
+    assert pets.required == frozenset({"name"})
+    assert pets.methods == frozenset({"GET", "POST"}) and "DELETE" in pets.detail_methods
+    assert [(r.method, r.path, r.request.kind) for r in rest] == [
+        ("POST", "/v1/pets/{petId}/photo", "form")
+    ]
+    assert routes.schemes["key"].where == "header"
+    assert read_routes(SpecDoc(SWAGGER2, "spec", "swagger"), "/v1").routes[0].path == "/pets"
+
+
+def _spec31(props: dict[str, Any]) -> dict[str, Any]:
+    item = {"type": "object", "properties": {"id": {"type": "string"}, **props}}
+    return {
+        "openapi": "3.1.0",
+        "paths": {
+            "/nodes": {
+                "get": {
+                    "responses": {
+                        "200": {
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "array",
+                                        "items": {"$ref": "#/components/schemas/Node"},
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            },
+            "/nodes/{id}": {
+                "get": {
+                    "responses": {
+                        "200": {
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": "#/components/schemas/Node"}
+                                }
+                            }
+                        }
+                    }
+                }
+            },
+        },
+        "components": {"schemas": {"Node": item}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("prop", "type_", "nullable"),
+    [
+        ({"type": ["string", "null"]}, "string", True),
+        ({"type": ["integer", "null"]}, "number", True),
+        ({"oneOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]}, "enum", True),
+        (
+            {"anyOf": [{"type": "string", "format": "date-time"}, {"enum": [None]}]},
+            "datetime",
+            True,
+        ),
+        ({"allOf": [{"type": "string", "maxLength": 5}]}, "string", False),
+        ({"const": "fixed"}, "enum", False),
+        ({"type": "object", "properties": {"a": {"type": "string"}}}, "json", False),
+        ({"oneOf": [{"type": "string"}, {"type": "integer"}]}, "json", False),
+        ({"type": ["string", "integer"]}, "json", False),
+        ({"type": "array", "items": {"type": "string", "enum": ["x", "y"]}}, "list<enum>", False),
+        ({"type": "string", "format": "binary"}, "binary", False),
+    ],
+)
+def test_openapi_3_1_shapes(prop: dict[str, Any], type_: str, nullable: bool) -> None:
+    (node,), _, _ = _read(_spec31({"value": prop}))
+    claim = node.fields["value"]
+    assert (claim.type, bool(claim.nullable)) == (type_, nullable)
+
+
+@pytest.mark.parametrize(
+    "prop",
+    [
+        {"$ref": "#/components/schemas/Node"},
+        {"type": "array", "items": {"$ref": "#/components/schemas/Node"}},
+        {"allOf": [{"$ref": "#/components/schemas/Node"}]},
+    ],
+)
+def test_a_recursive_field_is_reported_not_followed(prop: dict[str, Any]) -> None:
+    (node,), _, findings = _read(_spec31({"parent": prop}))
+    assert "parent" not in node.fields
+    assert [(f.code, f.detail) for f in findings] == [
+        ("recursive-schema", "field parent refers back to Node")
+    ]
+
+
+def test_a_large_self_referencing_spec_is_read_one_level_deep() -> None:
+    paths: dict[str, Any] = {}
+    schemas: dict[str, Any] = {}
+    for i in range(60):
+        name = f"Thing{i}"
+        ref = {"$ref": f"#/components/schemas/{name}"}
+        schemas[name] = {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "parent": ref,
+                "next": {"$ref": f"#/components/schemas/Thing{(i + 1) % 60}"},
+            },
+        }
+        ok = {"200": {"content": {"application/json": {"schema": {"type": "array", "items": ref}}}}}
+        one = {"200": {"content": {"application/json": {"schema": ref}}}}
+        paths[f"/things{i}"] = {"get": {"responses": ok}}
+        paths[f"/things{i}/{{id}}"] = {"get": {"responses": one}}
+    colls, _, findings = _read({"openapi": "3.0.3", "paths": paths,
+                                "components": {"schemas": schemas}})  # fmt: skip
+    assert len(colls) == 60 and all(c.fields["next"].type == "json" for c in colls)
+    assert len(findings) == 60 and {f.code for f in findings} == {"recursive-schema"}
