@@ -7,7 +7,7 @@ from pathlib import Path
 
 from runtime.mapping import MappingError
 from runtime.store import StoreError
-from runtime.web import GateRefused, ServeOptions, run
+from runtime.web import Announce, GateRefused, ServeOptions, run
 
 from ._exits import Exit
 
@@ -19,6 +19,7 @@ def serve_command(
     store: str | None,
     ready_json: bool,
     allow_unverified: bool = False,
+    announce: Announce | None = None,
 ) -> int:
     if not mapping.is_file():
         print(f"a2map serve: no such mapping file: {mapping}", file=sys.stderr)
@@ -32,7 +33,7 @@ def serve_command(
         allow_unverified=allow_unverified,
     )
     try:
-        run(options)
+        run(options, announce)
     except GateRefused as exc:
         print(f"a2map serve: refused: {exc}", file=sys.stderr)
         return Exit.USAGE

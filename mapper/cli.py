@@ -216,5 +216,67 @@ def review(
 # --- end ---
 
 
+# --- a2map import: probe, lint, verify and serve in one command (mapper/_import.py) ---
+@app.command(name="import")
+def import_(
+    url: Annotated[str, typer.Argument(help="base URL of the app's API", show_default=False)],
+    header: Annotated[
+        list[str] | None,
+        typer.Option("--header", help="'Name: value' sent upstream; $VAR/${VAR} from the env"),
+    ] = None,
+    openapi: Annotated[
+        str | None,
+        typer.Option("--openapi", help="OpenAPI/Swagger file or URL (else well-known paths)"),
+    ] = None,
+    app_id: Annotated[
+        str | None, typer.Option("--app-id", help="the mapping's app id (and file name)")
+    ] = None,
+    collection: Annotated[
+        list[str] | None,
+        typer.Option("--collection", help="a collection path the API does not list (/cards)"),
+    ] = None,
+    verify_writes: Annotated[
+        bool,
+        typer.Option(
+            "--verify-writes",
+            help="prove and serve writes with real writes (only for a disposable app)",
+        ),
+    ] = False,
+    host: Annotated[str, typer.Option(help="address to bind")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port to bind; 0 picks a free one")] = 8765,
+    directory: Annotated[
+        Path | None,
+        typer.Option(
+            "--dir", help="where the mapping, its stamp and corrections go (default: $A2APP_HOME)"
+        ),
+    ] = None,
+    store: Annotated[
+        str | None, typer.Option(help="state store URL (default: $A2APP_STORE or a SQLite file)")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="the summary as one JSON line on stdout")
+    ] = False,
+) -> None:
+    """Probe, lint, verify and serve an app in one unattended command.
+
+    Verifies read-only unless --verify-writes; serves what was proven until a
+    stop signal. Exit 0 served and stopped, 1 refused (nothing proven to serve),
+    2 usage or the upstream unreachable.
+    """
+    from runtime.store import state_dir
+
+    from ._import import ImportOptions, import_command
+
+    options = ImportOptions(
+        url=url, headers=tuple(header or ()), openapi=openapi, app_id=app_id,
+        collections=tuple(collection or ()), verify_writes=verify_writes, host=host, port=port,
+        directory=directory or state_dir(), store=store, as_json=as_json,
+    )  # fmt: skip
+    raise typer.Exit(import_command(options))
+
+
+# --- end a2map import ---
+
+
 def main() -> None:
     app()

@@ -125,7 +125,7 @@ def _choose(
     return None
 
 
-@CHECKS.register(phase="query", subjects=each_filter)
+@CHECKS.register(phase="query", subjects=each_filter, withholds="filter")
 async def filter_narrows(ctx: Ctx, subject: Subject) -> str | None:
     """A pushed-down filter returns exactly the records the protocol's filter selects."""
     entity = ctx.entity(subject.entity)
@@ -193,7 +193,7 @@ async def filter_narrows(ctx: Ctx, subject: Subject) -> str | None:
     )
 
 
-@CHECKS.register(phase="query", subjects=each_sort_field)
+@CHECKS.register(phase="query", subjects=each_sort_field, withholds="sort")
 async def sort_orders(ctx: Ctx, subject: Subject) -> str | None:
     """A pushed-down sort orders the listing as the local sort does, ascending and descending."""
     entity = ctx.entity(subject.entity)

@@ -9,7 +9,15 @@ import signal
 import sys
 from pathlib import Path
 
-from runtime.mapping import MappingError, check_text, load_mapping, remove_stamp, stamp_path
+from runtime.mapping import (
+    Mapping,
+    MappingError,
+    check_text,
+    load_mapping,
+    remove_stamp,
+    stamp_path,
+    withhold,
+)
 from runtime.mapping import write_stamp as save_stamp
 
 from .._exits import Exit
@@ -70,12 +78,14 @@ def verify_command(
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("a2map verify: interrupted; the run's own records were cleaned up", file=sys.stderr)
         return Exit.USAGE
-    _stamp(mapping_path, report)
+    _stamp(mapping_path, mapping, report)
     if json_file is not None:
         json_file.write_text(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     if junit_file is not None:
         junit_file.write_text(junit_xml(report), encoding="utf-8")
     print(render(report))
+    if report.outcome == "refused" and report.stamp_file is not None:
+        print(f"partly verified: stamp written for the proven part ({report.stamp_file})")
     if write_corrected is not None:
         _corrected(mapping_path, report, write_corrected)
     if report.outcome == "aborted":
@@ -83,13 +93,22 @@ def verify_command(
     return Exit.REFUSED if report.outcome == "refused" else Exit.VERIFIED
 
 
-def _stamp(mapping_path: Path, report: Report) -> None:
+def _stamp(mapping_path: Path, mapping: Mapping, report: Report) -> None:
     path = stamp_path(mapping_path)
     if report.stampable:
         save_stamp(path, report.stamp())
         report.stamp_file = str(path)
         scope = " (read claims only)" if report.read_only else ""
         print(f"stamp: {path}{scope}", file=sys.stderr)
+        return
+    served, withheld = withhold(mapping, report.refusals)
+    if report.partly_stampable and served.entities:
+        # The proven part is served; the refused claims are named where they are withheld.
+        save_stamp(path, report.stamp())
+        report.stamp_file = str(path)
+        print(f"stamp: {path} (partly verified: written for the proven part)", file=sys.stderr)
+        for line in withheld.describe():
+            print(f"  withheld: {line}", file=sys.stderr)
     elif report.outcome == "refused" and not report.only and remove_stamp(path):
         # A stamp that the upstream no longer bears out must not let the runtime serve.
         print(f"stamp: removed {path}: the mapping no longer verifies", file=sys.stderr)

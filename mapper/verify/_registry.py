@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from runtime.mapping import Mapping
+from runtime.mapping import Mapping, WithholdScope
 
 if TYPE_CHECKING:
     from ._context import Ctx
@@ -41,6 +41,20 @@ CheckFn = Callable[["Ctx", Subject], Awaitable[str | None]]
 SubjectsFn = Callable[[Mapping], Iterable[Subject]]
 
 
+# What a refused claim withholds from serving (runtime.mapping's `Refusal.scope`);
+# None for a claim whose refusal leaves nothing proven (the credentials).
+Withholds = WithholdScope | None
+
+
+def default_withholds(phase: Phase, writes: bool) -> Withholds:
+    """A check that does not say: writes withhold writes, anything else the whole entity."""
+    if phase == "connect":
+        return None
+    if phase == "operations":
+        return "operation"
+    return "writes" if writes or phase in ("write", "delete") else "reads"
+
+
 @dataclass(frozen=True, slots=True)
 class CheckSpec:
     name: str
@@ -49,6 +63,7 @@ class CheckSpec:
     subjects: SubjectsFn
     run: CheckFn
     doc: str
+    withholds: Withholds = None
 
 
 class Registry:
@@ -56,14 +71,20 @@ class Registry:
         self._checks: dict[str, CheckSpec] = {}
 
     def register(
-        self, *, phase: Phase, subjects: SubjectsFn, writes: bool = False
+        self,
+        *,
+        phase: Phase,
+        subjects: SubjectsFn,
+        writes: bool = False,
+        withholds: Withholds | Literal["default"] = "default",
     ) -> Callable[[CheckFn], CheckFn]:
         def decorate(fn: CheckFn) -> CheckFn:
             name = fn.__name__
             if name in self._checks:
                 raise ValueError(f"check {name!r} is registered twice")
             doc = (fn.__doc__ or name).strip().splitlines()[0]
-            self._checks[name] = CheckSpec(name, phase, writes, subjects, fn, doc)
+            scope = default_withholds(phase, writes) if withholds == "default" else withholds
+            self._checks[name] = CheckSpec(name, phase, writes, subjects, fn, doc, scope)
             return fn
 
         return decorate

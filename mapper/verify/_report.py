@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Literal
 
-from runtime.mapping import Stamp, StampCheck
+from runtime.mapping import Refusal, Stamp, StampCheck, WithholdScope
 
 from ._failures import VerificationFailure
 from ._ledger import Leftover
@@ -35,6 +36,20 @@ class CheckResult:
     seconds: float = 0.0
     note: str | None = None
     failure: VerificationFailure | None = None
+    # what a refusal of this claim withholds from serving, and what it is about
+    withholds: WithholdScope | None = None
+    field: str | None = None
+    op: str | None = None
+    operation: str | None = None
+
+    def refusal(self) -> Refusal | None:
+        """The claim as a partial stamp records it; None when it passed or withholds nothing."""
+        if self.outcome not in ("failed", "error") or self.withholds is None:
+            return None
+        return Refusal(
+            self.claim, self.check, self.withholds,
+            self.entity, self.field, self.op, self.operation, self.note,
+        )  # fmt: skip
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -92,6 +107,21 @@ class Report:
         """Only a whole, successful run is a proof the runtime may rely on."""
         return self.outcome == "verified" and not self.only
 
+    @property
+    def refusals(self) -> list[Refusal]:
+        return [r for r in (x.refusal() for x in self.failures) if r is not None]
+
+    @property
+    def partly_stampable(self) -> bool:
+        """A refused whole run whose every failure withholds a part (not the credentials).
+
+        Whether any part is left to serve is for the caller, who holds the mapping
+        (`runtime.mapping.withhold`).
+        """
+        return (
+            self.outcome == "refused" and not self.only and len(self.refusals) == len(self.failures)
+        )
+
     def stamp(self) -> Stamp:
         return Stamp(
             content_hash=self.content_hash,
@@ -106,6 +136,7 @@ class Report:
                 e: {f: tuple(ops) for f, ops in fs.items()} for e, fs in self.proven_filters.items()
             },
             proven_sorts={e: tuple(fs) for e, fs in self.proven_sorts.items()},
+            refused=tuple(self.refusals) if self.outcome == "refused" else (),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -139,4 +170,5 @@ class Report:
                 "leftovers": [x.as_dict() for x in self.leftovers],
             },
             "stamp": self.stamp_file,
+            "refused": [dataclasses.asdict(r) for r in self.refusals],
         }

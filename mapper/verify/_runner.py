@@ -201,6 +201,7 @@ def _result(
     return CheckResult(
         spec.name, subject.claim, subject.text, spec.phase, subject.entity,
         outcome, seconds, note, failure,
+        spec.withholds, subject.field, subject.op, subject.operation,
     )  # fmt: skip
 
 

@@ -82,8 +82,14 @@ from ._stamp import remove_stamp as remove_stamp
 from ._stamp import stamp_path as stamp_path
 from ._stamp import stamp_status as stamp_status
 from ._stamp import write_stamp as write_stamp
+from ._withheld import SCOPES as WITHHOLD_SCOPES
+from ._withheld import Refusal as Refusal
+from ._withheld import Scope as WithholdScope
+from ._withheld import Withheld as Withheld
+from ._withheld import withhold as withhold
 
 __all__ += [
     "STAMP_FORMAT", "STAMP_SUFFIX", "Stamp", "StampCheck", "StampError", "StampStatus",
     "load_stamp", "public_url", "remove_stamp", "stamp_path", "stamp_status", "write_stamp",
 ]  # fmt: skip
+__all__ += ["WITHHOLD_SCOPES", "Refusal", "Withheld", "WithholdScope", "withhold"]

@@ -7,6 +7,11 @@ A stamp is bound to the mapping's content hash, which is computed before
 `${VAR}` substitution: a new port or token keeps it fresh, any edit of the
 mapping makes it stale. It also records which pushed-down filters and sorts the
 verifier proved; the runtime lets the upstream page and count only for those.
+
+A run that refused some claims writes a *partial* stamp: the refused claims,
+each with its scope (`_withheld.py`), and the proof of the rest. A partial stamp
+is format 2, so a runtime that knows only format 1 refuses it rather than
+serving what was refused; a whole stamp stays format 1.
 """
 
 from __future__ import annotations
@@ -24,8 +29,10 @@ import httpx
 import jsonschema
 
 from ._model import Entity, FilterParam, Mapping, frozen_map
+from ._withheld import SCOPES, Refusal, Withheld, withhold
 
 STAMP_FORMAT = 1
+PARTIAL_STAMP_FORMAT = 2  # a stamp with refused claims, which an older gate must not serve
 STAMP_SUFFIX = ".verified.json"
 Outcome = Literal["passed", "failed", "skipped", "error"]
 
@@ -39,11 +46,26 @@ _CHECK = {
         "reason": {"type": ["string", "null"]},
     },
 }
+_REFUSAL = {
+    "type": "object",
+    "required": ["claim", "check", "scope"],
+    "additionalProperties": False,  # each key is a `Refusal` field
+    "properties": {
+        "claim": {"type": "string"},
+        "check": {"type": "string"},
+        "scope": {"enum": list(SCOPES)},
+        "entity": {"type": ["string", "null"]},
+        "field": {"type": ["string", "null"]},
+        "op": {"type": ["string", "null"]},
+        "operation": {"type": ["string", "null"]},
+        "reason": {"type": ["string", "null"]},
+    },
+}
 _SCHEMA = {
     "type": "object",
     "required": ["format", "app", "contentHash", "upstream", "verifiedAt", "verifier"],
     "properties": {
-        "format": {"const": STAMP_FORMAT},
+        "format": {"enum": [STAMP_FORMAT, PARTIAL_STAMP_FORMAT]},
         "app": {"type": "string"},
         "contentHash": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
         "upstream": {"type": "string"},
@@ -54,6 +76,7 @@ _SCHEMA = {
             "properties": {"name": {"type": "string"}, "version": {"type": "string"}},
         },
         "readOnly": {"type": "boolean"},
+        "refused": {"type": "array", "items": _REFUSAL},
         "checks": {"type": "array", "items": _CHECK},
         "proven": {
             "type": "object",
@@ -103,6 +126,16 @@ class Stamp:
     # entity -> sort fields the upstream was proven to order by, both directions
     proven_sorts: AbcMapping[str, tuple[str, ...]] = field(default_factory=frozen_map)
     verifier_name: str = "a2map verify"
+    # the claims a partial run refused; empty for a whole proof
+    refused: tuple[Refusal, ...] = ()
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.refused)
+
+    def withhold(self, mapping: Mapping) -> tuple[Mapping, Withheld]:
+        """The part of `mapping` this stamp proved, and what it withholds (see `_withheld`)."""
+        return withhold(mapping, self.refused)
 
     def fresh_for(self, mapping: Mapping) -> bool:
         """True while the mapping's text (not its environment) is the one verified."""
@@ -154,8 +187,8 @@ class Stamp:
             for name in entities
         }
         counts = {o: sum(1 for c in self.checks if c.outcome == o) for o in ("passed", "skipped")}
-        return {
-            "format": STAMP_FORMAT,
+        doc: dict[str, Any] = {
+            "format": PARTIAL_STAMP_FORMAT if self.partial else STAMP_FORMAT,
             "app": self.app,
             "contentHash": self.content_hash,
             "upstream": self.upstream,
@@ -170,6 +203,9 @@ class Stamp:
                 for c in self.checks
             ],
         }
+        if self.partial:
+            doc["refused"] = [dataclasses.asdict(r) for r in self.refused]
+        return doc
 
     @classmethod
     def from_json(cls, doc: Any) -> Stamp:
@@ -178,6 +214,9 @@ class Stamp:
             where = "/".join(str(p) for p in errors[0].path) or "(root)"
             message = errors[0].message
             raise StampError(f"not a stamp of format {STAMP_FORMAT}: {where}: {message}")
+        if (doc["format"] == PARTIAL_STAMP_FORMAT) != bool(doc.get("refused")):
+            # Either half alone is a stamp whose scope cannot be trusted.
+            raise StampError("format 2 (partial) and refused claims go together")
         proven = doc.get("proven", {})
         return cls(
             content_hash=doc["contentHash"],
@@ -202,6 +241,7 @@ class Stamp:
             proven_sorts=frozen_map(
                 {entity: tuple(spec.get("sort", ())) for entity, spec in proven.items()}
             ),
+            refused=tuple(Refusal(**r) for r in doc.get("refused", [])),
         )
 
 
@@ -288,4 +328,6 @@ def stamp_status(mapping_path: str | os.PathLike[str], mapping: Mapping) -> Stam
             f"({stamp.content_hash[:19]}…, now {mapping.content_hash[:19]}…); run a2map verify",
         )
     scope = "read claims only" if stamp.read_only else "reads and writes"
+    if stamp.partial:
+        scope += f"; partly: {len(stamp.refused)} refused claim(s) withheld"
     return StampStatus(stamp, True, f"verified {stamp.verified_at} ({scope})")

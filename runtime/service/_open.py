@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from runtime.mapping import load_mapping, stamp_status
+from runtime.mapping import Withheld, load_mapping, stamp_status
 from runtime.store import Store, default_store_url, state_dir
 from runtime.upstream import UpstreamClient
 
@@ -30,9 +30,12 @@ class GateRefused(Exception):
 def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
     mapping = load_mapping(options.mapping_path)
     status = stamp_status(options.mapping_path, mapping)
+    withheld = Withheld()
     if status.fresh and status.stamp is not None:
         # The stamp's proven pushdowns are what lets the upstream page and count.
         mapping = status.stamp.apply(mapping)
+        # A partial stamp serves the proven part only (runtime.mapping._withheld).
+        mapping, withheld = status.stamp.withhold(mapping)
     elif not options.allow_unverified:
         raise GateRefused(
             f"{options.mapping_path}: {status.reason}. Prove it first with "
@@ -49,6 +52,7 @@ def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
         upstream=UpstreamClient(mapping.upstream),
         unverified=not status.fresh,
         reads_only=bool(status.fresh and status.stamp is not None and status.stamp.read_only),
+        withheld=withheld,
         audit_file=directory / f"audit-{mapping.app.id}.jsonl",
     )
     return state, token_file

@@ -100,6 +100,13 @@ async def run_operation(
                 f"{op.name} changes data, and writes to this app were never proven by "
                 "`a2map verify`.",
             )
+        refused = state.withheld.operations.get(op.name)
+        if refused:
+            raise ProtocolError(
+                "writes_not_verified",
+                f"`a2map verify` refused {op.name} ({'; '.join(refused)}); it is not served.",
+                refusedClaims=list(refused),
+            )
 
     async def guard() -> dict[str, Any]:
         return await guarded(state, op.params, body, require=True, params=True)

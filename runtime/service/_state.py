@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from runtime.mapping import Mapping
+from runtime.mapping import Mapping, Withheld
 from runtime.protocol import schema_version
 from runtime.store import Store
 from runtime.upstream import UpstreamClient
@@ -27,6 +27,7 @@ class RuntimeState:
     upstream: UpstreamClient
     unverified: bool = False
     reads_only: bool = False  # a read-only stamp: writes were never proven
+    withheld: Withheld = field(default_factory=Withheld)  # what a partial stamp refused
     audit_file: Path | None = None
     fanout: asyncio.Semaphore = field(default_factory=process_gate)
     security: Security = field(init=False)

@@ -45,6 +45,14 @@ def _checks(
                 "writes_not_verified",
                 "Writes to this app were never proven by `a2map verify`; only reads are served.",
             )
+        refused = state.withheld.writes.get(entity.name)
+        if refused:
+            raise ProtocolError(
+                "writes_not_verified",
+                f"`a2map verify` refused writes to {entity.name} ({'; '.join(refused)}); "
+                "only its reads are served.",
+                refusedClaims=list(refused),
+            )
 
     return checks
 

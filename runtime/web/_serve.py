@@ -8,15 +8,19 @@ import logging
 import os
 import socket
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import uvicorn
 
-from runtime.service import ServeOptions, build_state
+from runtime.service import RuntimeState, ServeOptions, build_state
 
 from ._app import create_app
 
 log = logging.getLogger("a2app.runtime")
 HTTP_HEAD_LIMIT = 1024 * 1024
+# The line printed on stdout once the server listens: (url, state, agent token file) -> text.
+Announce = Callable[[str, RuntimeState, Path], str]
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -47,7 +51,7 @@ def _unverified_prefix(record: logging.LogRecord) -> bool:
     return True
 
 
-def run(options: ServeOptions) -> None:
+def run(options: ServeOptions, announce: Announce | None = None) -> None:
     state, token_file = build_state(options)
     sock = _bind(options.host, options.port)
     port = sock.getsockname()[1]
@@ -66,10 +70,12 @@ def run(options: ServeOptions) -> None:
         h11_max_incomplete_event_size=HTTP_HEAD_LIMIT,
     )
     server = uvicorn.Server(config)
-    if options.ready_json:
-        announce = json.dumps({"url": url, "pid": os.getpid(), "app": state.mapping.app.id})
+    if announce is not None:
+        line = announce(url, state, token_file)
+    elif options.ready_json:
+        line = json.dumps({"url": url, "pid": os.getpid(), "app": state.mapping.app.id})
     else:
-        announce = (
+        line = (
             f"Serving {state.mapping.app.id} at {url} "
             f"(identity: {url}/api/_a2app, describe: {url}/api/_a2app/describe)\n"
             f"Local agent token: {token_file} (mode 0600)"
@@ -86,7 +92,12 @@ def run(options: ServeOptions) -> None:
             f"note: {state.mapping.app.id} is verified for reads only; writes are refused",
             file=sys.stderr,
         )
+    if state.withheld:
+        # A partial stamp: say what is not served, and why, before the first request.
+        print(f"note: {state.mapping.app.id} is partly verified; withheld:", file=sys.stderr)
+        for line in state.withheld.describe():
+            print(f"  {line}", file=sys.stderr)
     try:
-        asyncio.run(_serve(server, sock, announce))
+        asyncio.run(_serve(server, sock, line))
     finally:
         state.close()

@@ -61,7 +61,13 @@ def test_an_upstream_dropping_a_field_is_refused_with_the_fix(
     report, corrected = tmp_path / "report.json", tmp_path / "corrected.yaml"
     done = run_verify(mapping, server, "--json", str(report), "--write-corrected", str(corrected))
     assert done.returncode == 1, done.stdout + done.stderr
-    assert not stamp_path(mapping).exists()
+    # The stamp from the earlier run is gone; in its place, a partial stamp of what held.
+    stamp = load_stamp(stamp_path(mapping))
+    assert stamp is not None and stamp.partial
+    assert "partly verified: stamp written for the proven part" in done.stdout
+    refused = {r.claim: r for r in stamp.refused}
+    assert refused["entities.cards.write.create"].scope == "writes"
+    assert {r.entity for r in stamp.refused} == {"cards"}, refused
     failed = {c["claim"]: c["failure"] for c in json.loads(report.read_text())["checks"]
               if c["outcome"] == "failed"}  # fmt: skip
     create = failed["entities.cards.write.create"]
