@@ -1,9 +1,11 @@
 """`a2map demo`: the whole pipeline on a real app: probe, verify, serve, and an agent's tour.
 
-Every run starts from a fresh state (store, token, audit, mapping, logs), so
-nothing of an earlier run (grants, idempotency keys, approvals) leaks into it.
-The children's output goes to log files; SIGTERM, SIGHUP and Ctrl-C stop them
-all before the demo exits. The commands it prints can be pasted into a shell.
+The pipeline is `a2map import` (with writes verified: the sample is disposable),
+run as a child whose progress is shown as it happens. Every run starts from a
+fresh state (store, token, audit, mapping, logs), so nothing of an earlier run
+(grants, idempotency keys, approvals) leaks into it. The children's output goes
+to log files; SIGTERM, SIGHUP and Ctrl-C stop them all before the demo exits.
+The commands it prints can be pasted into a shell.
 """
 
 from __future__ import annotations
@@ -13,10 +15,9 @@ import fcntl
 import json
 import os
 import shlex
-import shutil
-import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ import httpx
 
 from ._exits import Exit
 from ._procs import ChildFailed, Logs, exited, log_paths, ready_line, start, stop
+from ._shell import a2map_line, port_problem
 from ._stopping import Interrupted, Stopper
 
 HOST = "127.0.0.1"
@@ -43,7 +45,11 @@ RUN_FILES = (
     "env.sh",
     "kanban.yaml",
     "kanban.verified.json",
+    "kanban.corrected.yaml",
+    "kanban.corrected.verified.json",
 )
+# probe and verify with writes on the rich sample take well under this on a busy machine
+IMPORT_SECONDS = 600.0
 RUN_GLOBS = ("audit-*.jsonl", "logs/*.log")
 
 
@@ -51,32 +57,34 @@ def _step(text: str) -> None:
     print(f"\n== {text}", flush=True)
 
 
-def _a2map_words() -> list[str]:
-    """How to type `a2map` so that the same installation runs."""
-    found = shutil.which("a2map")
-    sibling = Path(sys.executable).parent / "a2map"
-    if found and sibling.exists() and Path(found).resolve() == sibling.resolve():
-        return ["a2map"]
-    return [sys.executable, "-m", "mapper"]
-
-
 def _show(response: httpx.Response, limit: int = 700) -> None:
     text = response.text if len(response.text) <= limit else response.text[:limit] + " ..."
     print(f"{response.status_code} {text}")
 
 
-def port_problem(host: str, port: int) -> str | None:
-    """Why the runtime could not listen on `port`, found before anything starts."""
-    if port == 0:
-        return None
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        # as the runtime binds: a port held only by closed connections is free
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            return f"port {port} on {host} is not free ({exc.strerror})"
-    return None
+@contextlib.contextmanager
+def _echoed(log: Path) -> Iterator[None]:
+    """Show what a child writes to `log` as it writes it, until the block ends."""
+    done = threading.Event()
+
+    def follow() -> None:
+        with log.open("rb") as source:
+            while True:
+                chunk = source.read(65536)
+                if chunk:
+                    print(chunk.decode(errors="replace"), end="", flush=True)
+                elif done.is_set():
+                    return  # drained: everything written before the block ended is shown
+                else:
+                    time.sleep(0.1)
+
+    thread = threading.Thread(target=follow, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(5)
 
 
 @dataclass
@@ -97,18 +105,18 @@ class Demo:
     def store_url(self) -> str:
         return f"sqlite:///{self.state / 'store.sqlite3'}"
 
-    def child(self, name: str, cmd: list[str], env: dict[str, str]) -> tuple[Logs, dict[str, Any]]:
+    def child(
+        self, name: str, cmd: list[str], env: dict[str, str], *, echo: bool = False,
+        timeout: float = 60.0,
+    ) -> tuple[Logs, dict[str, Any]]:  # fmt: skip
+        """Start a child and wait for its ready line; `echo` shows its stderr until then."""
         logs = log_paths(self.logs, name)
         with self.stopper.deferred():
             process = start(cmd, logs, env=env)
             self.children.append(process)
-        return logs, {**ready_line(process, logs), "_pid": process.pid}
-
-    def a2map(self, args: list[str], env: dict[str, str]) -> int:
-        """One `a2map` command as a user would type it; its own output goes straight through."""
-        print(shlex.join([*_a2map_words(), *args]), flush=True)
-        command = [sys.executable, "-m", "mapper", *args]
-        return subprocess.run(command, env=env, check=False).returncode
+        with _echoed(logs.stderr) if echo else contextlib.nullcontext():
+            info = ready_line(process, logs, timeout=timeout)
+        return logs, {**info, "_pid": process.pid}
 
 
 def run_demo(*, check: bool, port: int, state: Path, ready_json: bool = False) -> int:
@@ -179,7 +187,6 @@ def _write_env(path: Path, values: dict[str, str]) -> None:
 
 def _pipeline(demo: Demo) -> int:
     state = demo.state
-    mapping = state / "kanban.yaml"
     _step("Start a real Django REST Framework app (samples/kanban_drf)")
     sample_cmd = [sys.executable, "-m", "samples.kanban_drf", "serve", "--port", "0"]
     sample_logs, info = demo.child("sample", [*sample_cmd, "--seed", "rich"], dict(os.environ))
@@ -198,20 +205,15 @@ def _pipeline(demo: Demo) -> int:
         "first (KANBAN_URL, KANBAN_TOKEN, A2APP_HOME, A2APP_STORE; the file is mode 0600):"
     )
     print(f". {shlex.quote(str(env_file))}")
-    _step("Probe it, read-only, into a mapping")
+    _step("Import it: probe, verify (with writes: the sample is disposable), serve")
     header = "Authorization: Token ${KANBAN_TOKEN}"  # expanded by a2map itself, not the shell
-    probe = ["probe", info["url"], "-o", str(mapping), "--header", header, "--app-id", "kanban"]
-    if demo.a2map(probe, env):
-        return Exit.FAILED
-    _step("Prove every claim of the mapping with real reads and writes")
-    if demo.a2map(["verify", str(mapping)], env):
-        return Exit.FAILED
-    _step("Serve it as an A2App")
-    serve = ["serve", str(mapping), "--port", str(demo.port), "--store", demo.store_url]
-    print(shlex.join([*_a2map_words(), *serve]))
-    command = [sys.executable, "-m", "mapper", *serve, "--ready-json"]
-    runtime_logs, served = demo.child("runtime", command, env)
-    print(f"{served['url']}  (its log: {runtime_logs.stderr})")
+    args = ["import", info["url"], "--header", header, "--app-id", "kanban", "--verify-writes"]
+    args += ["--dir", str(state), "--port", str(demo.port), "--store", demo.store_url, "--json"]
+    print(a2map_line(args), flush=True)
+    command = [sys.executable, "-m", "mapper", *args]
+    runtime_logs, served = demo.child("runtime", command, env, echo=True, timeout=IMPORT_SECONDS)
+    print(f"\nThe import's summary (its log: {runtime_logs.stderr}):")
+    print(json.dumps({k: v for k, v in served.items() if not k.startswith("_")}, sort_keys=True))
     ok = _tour(served["url"], state)
     _summary(served["url"], state, demo.logs)
     if demo.check:

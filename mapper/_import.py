@@ -117,6 +117,14 @@ def _verify(options: ImportOptions, path: Path, corrected: Path | None) -> int:
         )
 
 
+def _drop_unchanged(options: ImportOptions) -> None:
+    """A corrected copy with no correction in it is noise beside the mapping."""
+    copy = options.corrected
+    if copy.is_file() and copy.read_bytes() == options.mapping.read_bytes():
+        copy.unlink()
+        _say(f"(no correction: {copy.name} removed)")
+
+
 def _refused_claims(path: Path) -> int | None:
     """How many claims the fresh stamp beside `path` withholds; None when none is fresh."""
     try:
@@ -136,6 +144,7 @@ def _verified(options: ImportOptions) -> Path:
     if code == Exit.USAGE:
         raise Refused(Exit.USAGE, "verify could not run (see above)")
     if code == Exit.VERIFIED:
+        _drop_unchanged(options)
         return options.mapping
     first = _refused_claims(options.mapping)
     chosen = options.mapping if first is not None else None
