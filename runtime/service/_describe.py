@@ -38,6 +38,8 @@ def identity(state: RuntimeState) -> dict[str, Any]:
         doc["appVersion"] = state.mapping.app.version
     if state.unverified:
         doc["verified"] = False  # documented extension: served with --allow-unverified
+    elif state.withheld:
+        doc["verified"] = "partial"  # a partial stamp: the refused part is withheld
     elif state.reads_only:
         doc["verified"] = "reads"
     return doc

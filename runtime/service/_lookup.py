@@ -11,6 +11,14 @@ from ._state import RuntimeState
 
 def entity_named(state: RuntimeState, name: str) -> Entity:
     entity = state.mapping.entities.get(name)
+    refused = state.withheld.reads.get(name)
+    if entity is None and refused:
+        # Withheld by a partial stamp: still unknown here, but the agent learns why.
+        raise ProtocolError(
+            "unknown_entity",
+            f"{name} is not served: `a2map verify` refused it ({'; '.join(refused)}).",
+            refusedClaims=list(refused),
+        )
     if entity is None:
         raise ProtocolError(
             "unknown_entity",
@@ -21,6 +29,13 @@ def entity_named(state: RuntimeState, name: str) -> Entity:
 
 def operation_named(state: RuntimeState, name: str) -> Operation:
     op = state.mapping.operation(name)
+    refused = state.withheld.operations.get(name)
+    if op is None and refused:
+        raise ProtocolError(
+            "unknown_operation",
+            f"{name} is not served: {'; '.join(refused)}.",
+            refusedClaims=list(refused),
+        )
     if op is None:
         names = ", ".join(o.name for o in state.mapping.operations)
         raise ProtocolError("unknown_operation", f"No operation {name!r}; declared: {names}.")

@@ -95,8 +95,8 @@ def run(options: ServeOptions, announce: Announce | None = None) -> None:
     if state.withheld:
         # A partial stamp: say what is not served, and why, before the first request.
         print(f"note: {state.mapping.app.id} is partly verified; withheld:", file=sys.stderr)
-        for line in state.withheld.describe():
-            print(f"  {line}", file=sys.stderr)
+        for withheld in state.withheld.describe():
+            print(f"  {withheld}", file=sys.stderr)
     try:
         asyncio.run(_serve(server, sock, line))
     finally:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from runtime.mapping import (
+    Refusal,
     Stamp,
     StampCheck,
     StampError,
@@ -152,3 +153,51 @@ def test_stamp_status_tells_the_serve_gate_why(tmp_path: Path) -> None:
 )
 def test_recorded_upstreams_carry_no_credentials(url: str, public: str) -> None:
     assert public_url(url) == public
+
+
+REFUSED = (
+    Refusal("entities.cards.write.create", "create_roundtrip", "writes", "cards",
+            reason="WriteNotPersisted"),
+    Refusal("entities.tags.filter.name.~", "filter_narrows", "filter", "tags", "name", "~"),
+)  # fmt: skip
+
+
+def test_a_partial_stamp_is_format_2_and_round_trips(tmp_path: Path) -> None:
+    stamp = stamp_for(refused=REFUSED)
+    path = write_stamp(tmp_path / "kanban-drf.verified.json", stamp)
+    doc = json.loads(path.read_text())
+    # format 2, so a gate that knows only format 1 refuses it instead of serving it whole
+    assert doc["format"] == 2 and [r["claim"] for r in doc["refused"]] == [r.claim for r in REFUSED]
+    loaded = load_stamp(path)
+    assert loaded == stamp and loaded is not None and loaded.partial
+    assert json.loads(write_stamp(path, stamp_for()).read_text())["format"] == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"format": 2}, "partial"),  # format 2 without refused claims
+        ({"refused": [{"claim": "c", "check": "x", "scope": "writes"}]}, "partial"),  # format 1
+        ({"format": 2, "refused": [{"claim": "c", "check": "x", "scope": "everything"}]},
+         "is not one of"),
+        ({"format": 2, "refused": [{"claim": "c", "check": "x", "scope": "reads", "why": 1}]},
+         "Additional properties"),
+    ],
+    ids=["format-2-alone", "refused-in-format-1", "unknown-scope", "unknown-key"],
+)  # fmt: skip
+def test_a_partial_stamp_that_does_not_hold_together_is_unusable(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    doc = {**stamp_for().to_json(), **change}
+    path = tmp_path / "m.verified.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(StampError, match=message):
+        load_stamp(path)
+
+
+def test_stamp_status_says_a_stamp_is_partial(tmp_path: Path) -> None:
+    mapping_file = tmp_path / "kanban-drf.yaml"
+    mapping_file.write_text(TEXT)
+    write_stamp(stamp_path(mapping_file), stamp_for(refused=REFUSED))
+    status = stamp_status(mapping_file, load_mapping(mapping_file, env=ENV))
+    assert status.fresh and "2 refused claim(s) withheld" in status.reason

@@ -104,3 +104,79 @@ def test_allow_unverified_says_so(tmp_path: Path) -> None:
     with start_kanban() as upstream, start_runtime(KANBAN_DRF, upstream) as rt:
         assert httpx.get(rt.url + "/api/_a2app").json()["verified"] is False
         assert "UNVERIFIED" in rt.stderr()
+
+
+def _upstream(server: KanbanServer, path: str) -> httpx.Response:
+    """The upstream's own answer, read directly (page_size covers the whole sample)."""
+    return httpx.get(f"{server.url}{path}", params={"page_size": 1000}, headers=server.headers)
+
+
+def _refusing_variant(tmp_path: Path) -> Path:
+    """The sample's mapping with three claims the sample disproves, one of each kind."""
+    mapping = copy_mapping(tmp_path)
+    text = mapping.read_text()
+    edits = [
+        # boards.archived is optional upstream: writes to boards are refused
+        ("archived: {type: boolean,", "archived: {type: boolean, required: true,"),
+        # django-filter ignores a name it does not know: this pushdown is refused
+        ('name: {"=": name, "~": name__icontains}\n    sort: {param: ordering, desc: "-", '
+         "fields: [id, name]}",
+         'name: {"=": name, "~": name__bogus}\n    sort: {param: ordering, desc: "-", '
+         "fields: [id, name]}"),
+        # cards store booleans in `done`: cards' reads are refused, and finish-card with them
+        ("done: {type: boolean,", "done: {type: datetime,"),
+    ]  # fmt: skip
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    mapping.write_text(text)
+    return mapping
+
+
+def test_a_partial_stamp_serves_the_proven_part_and_names_what_it_refused(
+    tmp_path: Path,
+) -> None:
+    mapping = _refusing_variant(tmp_path)
+    with start_kanban(seed="rich") as upstream:
+        verified = a2map("verify", str(mapping), upstream=upstream, cwd=tmp_path)
+        assert verified.returncode == 1, verified.stdout + verified.stderr
+        assert "partly verified: stamp written for the proven part" in verified.stdout
+        with start_runtime(mapping, upstream, grants=GRANTS, verified=True) as rt:
+            assert httpx.get(rt.url + "/api/_a2app").json()["verified"] == "partial"
+            assert "entity cards: not served" in rt.stderr()
+            assert "entities.boards.fields.archived.required" in rt.stderr()
+
+            cards = httpx.get(rt.url + "/api/collections/cards/records", headers=AUTH)
+            assert (cards.status_code, cards.json()["code"]) == (404, "unknown_entity")
+            assert any(c.startswith("entities.cards.fields.done") for c in
+                       cards.json()["refusedClaims"])  # fmt: skip
+            op = httpx.post(rt.url + "/api/ops/finish-card", json={"card": "x"}, headers=AUTH)
+            assert op.json()["code"] == "unknown_operation"
+            board = httpx.get(rt.url + "/api/_a2app/describe/board", headers=AUTH).json()
+            assert [e["name"] for e in board["entities"]] == ["boards", "lists"]
+
+            write = httpx.post(
+                rt.url + "/api/collections/boards/records",
+                json={"name": "x", "archived": False},
+                headers=AUTH,
+            )
+            assert (write.status_code, write.json()["code"]) == (403, "writes_not_verified")
+            assert write.json()["refusedClaims"] == ["entities.boards.fields.archived.required"]
+            boards = _upstream(upstream, "/api/boards/").json()["results"]
+            assert "x" not in {b["name"] for b in boards}  # nothing reached the upstream
+
+            created = httpx.post(
+                rt.url + "/api/collections/lists/records",
+                json={"title": "Partly", "board": boards[0]["id"]},
+                headers=AUTH,
+            )
+            assert created.status_code == 200, created.text
+            stored = _upstream(upstream, f"/api/lists/{created.json()['id']}/").json()
+            assert stored["title"] == "Partly"
+
+            # the refused `~` is evaluated here, not pushed down, and answers right
+            query = {"filter": 'name ~ "bu"', "perPage": "50"}
+            tags = httpx.get(rt.url + "/api/collections/tags/records", params=query, headers=AUTH)
+            every = _upstream(upstream, "/api/tags/").json()["results"]
+            expected = {t["id"] for t in every if "bu" in t["name"].lower()}
+            assert expected and {t["id"] for t in tags.json()["items"]} == expected
