@@ -117,12 +117,21 @@ def _verify(options: ImportOptions, path: Path, corrected: Path | None) -> int:
         )
 
 
+def _corrects(options: ImportOptions) -> bool:
+    """Whether the corrected copy says anything else than the mapping (not only its layout)."""
+    try:
+        fixed = load_mapping(options.corrected, resolve_env=False)
+        probed = load_mapping(options.mapping, resolve_env=False)
+    except (MappingError, OSError):
+        return False  # a copy that does not load corrects nothing
+    return fixed.content_hash != probed.content_hash
+
+
 def _drop_unchanged(options: ImportOptions) -> None:
     """A corrected copy with no correction in it is noise beside the mapping."""
-    copy = options.corrected
-    if copy.is_file() and copy.read_bytes() == options.mapping.read_bytes():
-        copy.unlink()
-        _say(f"(no correction: {copy.name} removed)")
+    if options.corrected.is_file() and not _corrects(options):
+        options.corrected.unlink()
+        _say(f"(no correction: {options.corrected.name} removed)")
 
 
 def _refused_claims(path: Path) -> int | None:
@@ -143,13 +152,12 @@ def _verified(options: ImportOptions) -> Path:
     code = _verify(options, options.mapping, options.corrected)
     if code == Exit.USAGE:
         raise Refused(Exit.USAGE, "verify could not run (see above)")
+    _drop_unchanged(options)
     if code == Exit.VERIFIED:
-        _drop_unchanged(options)
         return options.mapping
     first = _refused_claims(options.mapping)
     chosen = options.mapping if first is not None else None
-    original = options.mapping.read_text(encoding="utf-8")
-    if options.corrected.is_file() and options.corrected.read_text(encoding="utf-8") != original:
+    if options.corrected.is_file():
         _step("Verify the corrections the verifier proved, in their own file")
         again = _verify(options, options.corrected, None)
         if again == Exit.USAGE and chosen is None:
