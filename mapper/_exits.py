@@ -12,9 +12,10 @@ FAILED and USAGE are the same codes as each command reads them.
 | `lint` | every file valid | a file invalid | usage (no such file, unreadable) |
 | `review` | reviewed | the mapping invalid | usage (no such file, unreadable) |
 | `diff` | same meaning | changed | unusable input |
-| `verify` | verified, stamped | refused, no stamp | usage, or the upstream unreachable |
+| `verify` | verified, stamped | refused: no stamp, or a partial stamp of the proven part | usage, or the upstream unreachable |
 | `serve` | served and stopped | the store or the socket failed | usage, bad mapping, no stamp |
 | `demo` | served and stopped, or `--check` passed | failed | usage (the port is taken) |
+| `import` | served what was proven, and stopped | refused: nothing mappable, or nothing proven to serve | usage, the port taken, or the upstream unreachable |
 | `token`, `approvals` | done | the store refused | usage |
 """
 
@@ -39,5 +40,5 @@ class Exit(IntEnum):
     SAME = 0  # diff
     CHANGED = 1  # diff
     VERIFIED = 0  # verify: the stamp is written
-    REFUSED = 1  # verify: no stamp, an older one is removed
+    REFUSED = 1  # verify: no stamp (an older one is removed), or a partial stamp
     STATE = 1  # token, approvals, serve: the state store refused
