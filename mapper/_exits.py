@@ -12,10 +12,10 @@ FAILED and USAGE are the same codes as each command reads them.
 | `lint` | every file valid | a file invalid | usage (no such file, unreadable) |
 | `review` | reviewed | the mapping invalid | usage (no such file, unreadable) |
 | `diff` | same meaning | changed | unusable input |
-| `verify` | verified, stamped | refused: no stamp, or a partial stamp of the proven part | usage, or the upstream unreachable |
+| `verify` | verified, stamped | refused: a partial stamp or none | usage, or upstream unreachable |
 | `serve` | served and stopped | the store or the socket failed | usage, bad mapping, no stamp |
 | `demo` | served and stopped, or `--check` passed | failed | usage (the port is taken) |
-| `import` | served what was proven, and stopped | refused: nothing mappable, or nothing proven to serve | usage, the port taken, or the upstream unreachable |
+| `import` | served what is proven, stopped | nothing mappable/proven | usage, port, unreachable |
 | `token`, `approvals` | done | the store refused | usage |
 """
 
