@@ -4,7 +4,7 @@
     lint      the file as written
     verify    read-only unless --verify-writes (the app may be someone's production);
               a refused run writes the corrections it proved to `<name>.corrected.yaml`,
-              which is verified in turn and served instead when it proves more
+              which is verified in turn and served instead when it proves as much
     serve     the proven part (a partial stamp withholds what was refused), in the
               foreground until a stop signal, as `a2map serve`
 
@@ -147,7 +147,7 @@ def _refused_claims(path: Path) -> int | None:
 
 
 def _verified(options: ImportOptions) -> Path:
-    """The mapping to serve: the probed one, or its corrected copy when that proves more."""
+    """The mapping to serve: the probed one, or its corrected copy when that proves as much."""
     _step(WRITE_STEP if options.verify_writes else READ_STEP)
     code = _verify(options, options.mapping, options.corrected)
     if code == Exit.USAGE:
