@@ -88,6 +88,7 @@ def test_refused_credentials_are_a_refusal_without_the_secret(
     assert done.returncode == 1
     assert "upstream.auth: the upstream refused the configured credentials" in done.stdout
     assert wrong not in done.stdout + done.stderr
+    assert not stamp_path(mapping).exists()  # refused credentials leave nothing proven
 
 
 def test_an_unreachable_upstream_is_exit_2(kanban: KanbanServer, tmp_path: Path) -> None:

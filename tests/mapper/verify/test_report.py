@@ -71,3 +71,25 @@ async def test_only_a_whole_successful_run_is_stampable() -> None:
     )
     assert partial.outcome == "verified" and not partial.stampable
     assert not (await run("drop-done")).stampable
+
+
+@pytest.mark.parametrize(
+    ("quirk", "claim", "scope"),
+    [
+        ("ignore-done-filter", "entities.cards.filter.done.=", "filter"),
+        ("ignore-ordering", "entities.cards.sort.created", "sort"),
+        ("drop-done", "entities.cards.write.create", "writes"),
+        ("duplicate-pages", "entities.cards.list", "reads"),
+    ],
+)
+async def test_a_refused_claim_says_what_it_withholds(quirk: str, claim: str, scope: str) -> None:
+    report = await run(quirk)
+    assert report.outcome == "refused" and report.partly_stampable and not report.stampable
+    refusals = {r.claim: r for r in report.refusals}
+    assert refusals[claim].scope == scope and refusals[claim].entity == "cards"
+    stamp = report.stamp()
+    assert stamp.partial and set(stamp.refused) == set(report.refusals)
+    listed = json.loads(json.dumps(report.to_json()))["refused"]
+    assert {"claim": claim, "scope": scope} in [
+        {"claim": r["claim"], "scope": r["scope"]} for r in listed
+    ]
