@@ -211,3 +211,25 @@ def test_a_busy_port_is_refused_before_anything_runs(tmp_path: Path) -> None:
     assert done.returncode == 2 and f"port {port} on 127.0.0.1 is not free" in done.stderr
     assert json.loads(done.stdout)["exit"] == 2
     assert "== Probe" not in done.stderr
+
+
+def test_without_json_the_summary_is_said_in_words(
+    kanban_rich: KanbanServer, tmp_path: Path
+) -> None:
+    command = [word for word in _command(kanban_rich.url, tmp_path) if word != "--json"]
+    env = cli_env(kanban_rich, A2APP_HOME=str(tmp_path / "home"))
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        # the summary is printed at once; EOF (an empty line) if the import stopped instead
+        lines = [process.stdout.readline().decode().rstrip("\n") for _ in range(5)]
+    finally:
+        kill_group(process, 5)
+    assert lines[0].startswith("Serving kanban at http://127.0.0.1:"), lines
+    assert lines[1] == f"Agent token (mode 0600): {tmp_path / 'home' / '.agent-token'}"
+    assert lines[2].startswith(f"Mapping: {tmp_path / 'import' / 'kanban.yaml'}")
+    assert lines[3].startswith("Served: boards, cards, lists, tags; operations: ")
+    assert lines[4] == f"Withheld: boards: writes refused ({NOT_WRITTEN})"
