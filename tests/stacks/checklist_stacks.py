@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import httpx
@@ -117,6 +117,8 @@ class Stack:
     probe_extra: tuple[str, ...] = ()
     entity: str = "cards"
     notes: tuple[str, ...] = field(default=())
+    # Served by a gateway under this path prefix (tests/fixtures/prefixproxy.py), or not
+    mount: str | None = None
 
 
 def _token(variable: str) -> Callable[[Upstream], dict[str, str]]:
@@ -235,3 +237,11 @@ STACKS: tuple[Stack, ...] = (
                  ("invalid_daykey", "invalid_boolean", "unknown_field")),
     ),
 )  # fmt: skip
+
+# Two stacks again, mounted under a prefix by a gateway: their spec or schema, their
+# collections and the links they answer all move under it.
+MOUNTED = tuple(
+    replace(row, name=f"{row.name}-mounted", mount="/svc/kanban")
+    for row in STACKS
+    if row.name in ("django", "pocketbase")
+)

@@ -24,9 +24,10 @@ import pytest
 import yaml
 from typer.testing import Result
 
+from tests.fixtures.prefixproxy import PrefixProxy
 from tests.fixtures.runtime import RuntimeServer, start_runtime
 
-from .checklist_stacks import STACKS, Records, Ref, Stack, Upstream
+from .checklist_stacks import MOUNTED, STACKS, Records, Ref, Stack, Upstream
 from .support import AGENT, GRANTS, ROOT, lint, probe_into
 
 MAPPING = "probed.yaml"
@@ -38,8 +39,8 @@ def url_variable(app_id: str) -> str:
     return re.sub(r"[^A-Z0-9]", "_", app_id.upper()) + "_URL"
 
 
-def env_of(stack: Stack, upstream: Upstream) -> dict[str, str]:
-    return {url_variable(stack.app_id): upstream.url, **stack.secrets(upstream)}
+def env_of(stack: Stack, upstream: Upstream, front: str) -> dict[str, str]:
+    return {url_variable(stack.app_id): front, **stack.secrets(upstream)}
 
 
 Snapshot = dict[str, list[str]]
@@ -64,7 +65,7 @@ class Run:
     after: Snapshot
 
 
-@pytest.fixture(scope="module", params=STACKS, ids=lambda s: s.name)
+@pytest.fixture(scope="module", params=STACKS + MOUNTED, ids=lambda s: s.name)
 def stack(request: pytest.FixtureRequest) -> Stack:
     row: Stack = request.param
     return row
@@ -77,10 +78,22 @@ def upstream(stack: Stack) -> Iterator[Upstream]:
 
 
 @pytest.fixture(scope="module")
-def run(stack: Stack, upstream: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Run:
+def front(stack: Stack, upstream: Upstream) -> Iterator[str]:
+    """The URL an owner gives: the upstream's own, or its address behind the gateway."""
+    if stack.mount is None:
+        yield upstream.url
+        return
+    with PrefixProxy(upstream.url, stack.mount) as proxy:
+        yield proxy.url
+
+
+@pytest.fixture(scope="module")
+def run(
+    stack: Stack, upstream: Upstream, front: str, tmp_path_factory: pytest.TempPathFactory
+) -> Run:
     """Probe from the root URL, lint, then verify with writes, the upstream read around it."""
     where = tmp_path_factory.mktemp(f"checklist-{stack.name}")
-    args = [upstream.url, "--app-id", stack.app_id, *stack.probe_extra]
+    args = [front, "--app-id", stack.app_id, *stack.probe_extra]
     if stack.secret_header is not None:
         args += ["--header", stack.secret_header]
     probed = probe_into(where, MAPPING, args, stack.secrets(upstream))
@@ -92,7 +105,7 @@ def run(stack: Stack, upstream: Upstream, tmp_path_factory: pytest.TempPathFacto
     report_path = where / "report.json"
     done = subprocess.run(
         [sys.executable, "-m", "mapper", "verify", str(mapping), "--json", str(report_path)],
-        env={**os.environ, **env_of(stack, upstream)},
+        env={**os.environ, **env_of(stack, upstream, front)},
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -103,11 +116,11 @@ def run(stack: Stack, upstream: Upstream, tmp_path_factory: pytest.TempPathFacto
 
 
 @pytest.fixture(scope="module")
-def served(stack: Stack, upstream: Upstream, run: Run) -> Iterator[RuntimeServer]:
+def served(stack: Stack, upstream: Upstream, front: str, run: Run) -> Iterator[RuntimeServer]:
     """The probed mapping served through the verification gate (no --allow-unverified)."""
     if run.verify is None or run.verify.returncode != 0:
         pytest.fail(f"{stack.name}: nothing verified to serve (see the verify line)")
-    env = env_of(stack, upstream)
+    env = env_of(stack, upstream, front)
     with start_runtime(run.mapping, upstream, grants=GRANTS, env=env, verified=True) as rt:
         yield rt
 
