@@ -1,0 +1,247 @@
+"""The stacks the acceptance checklist runs on, one row each, and how to read each directly.
+
+A row says how to start the stack, what an owner gives `a2map probe` (the root URL and a
+credential), how the upstream lists its own records (its own paging, never the
+mapping's), and the facts the checklist compares the served protocol with: how the
+upstream stores a few fields, one filter in the upstream's own words, and the writes.
+The checks themselves are in `test_checklist.py` and are the same for every row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+import httpx
+
+from tests.fixtures.servers import start_kanban
+from tests.fixtures.stacks import start_jsonserver, start_pocketbase, start_rails
+
+Records = list[dict[str, Any]]
+
+
+class Upstream(Protocol):
+    """What every sample server hands the tests: where it is and how to authenticate."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def token(self) -> str | None: ...
+
+    @property
+    def headers(self) -> dict[str, str]: ...
+
+
+Walk = Callable[[Upstream, str, Mapping[str, str]], Records]
+
+
+def _get(upstream: Upstream, url: str, params: Mapping[str, str]) -> httpx.Response:
+    # an empty `params` would replace a next URL's own query: pass none then
+    answer = httpx.get(url, params=dict(params) or None, headers=upstream.headers, timeout=30)
+    assert answer.status_code == 200, f"GET {url}: {answer.status_code} {answer.text[:300]}"
+    return answer
+
+
+def follow_next(items: str, next_key: str) -> Walk:
+    """Pages linked by a next URL in the body (DRF's `{count, next, results}`)."""
+
+    def walk(upstream: Upstream, path: str, params: Mapping[str, str]) -> Records:
+        records: Records = []
+        url: str | None = upstream.url + path
+        query: Mapping[str, str] = params
+        while url:
+            body = _get(upstream, url, query).json()
+            records.extend(body[items])
+            url, query = body.get(next_key), {}
+        return records
+
+    return walk
+
+
+def numbered_pages(page: str, size: str, per_page: int, items: str = "") -> Walk:
+    """Pages by number until a short one (Rails, PocketBase)."""
+
+    def walk(upstream: Upstream, path: str, params: Mapping[str, str]) -> Records:
+        records: Records = []
+        number = 1
+        while True:
+            query = {**params, page: str(number), size: str(per_page)}
+            body = _get(upstream, upstream.url + path, query).json()
+            chunk = body[items] if items else body
+            records.extend(chunk)
+            if len(chunk) < per_page:
+                return records
+            number += 1
+
+    return walk
+
+
+def whole(upstream: Upstream, path: str, params: Mapping[str, str]) -> Records:
+    """One answer holds the whole listing (json-server without `_page`)."""
+    records: Records = _get(upstream, upstream.url + path, params).json()
+    return records
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A body value: the id of the first record of `entity`, as the runtime lists it."""
+
+    entity: str
+
+
+@dataclass(frozen=True)
+class Stack:
+    name: str
+    start: Callable[[], contextlib.AbstractContextManager[Any]]
+    app_id: str
+    # `--header` values as an owner writes them (secrets as ${VAR}), and the variables
+    secret_header: str | None
+    secrets: Callable[[Upstream], dict[str, str]]
+    # {entity: the upstream's own path of its listing}
+    paths: Mapping[str, str]
+    walk: Walk
+    # Describe as the upstream stores them: {"entity.field": attribute: value}
+    described: Mapping[str, Mapping[str, Any]]
+    # One filter the upstream evaluates itself: (protocol filter, the upstream's own params)
+    native: tuple[str, dict[str, str]]
+    # A cross-field `||`: (protocol filter, the records of the direct listing it selects)
+    either: tuple[str, Callable[[dict[str, Any]], bool]]
+    create: Mapping[str, Any]
+    update: Mapping[str, Any]
+    # A create with several mistakes, and every violation code the guard must name
+    invalid: tuple[Mapping[str, Any], tuple[str, ...]]
+    # Where `a2map probe` needs more than the root URL and the credential, and why
+    probe_extra: tuple[str, ...] = ()
+    entity: str = "cards"
+    notes: tuple[str, ...] = field(default=())
+    # Served by a gateway under this path prefix (tests/fixtures/prefixproxy.py), or not
+    mount: str | None = None
+
+
+def _token(variable: str) -> Callable[[Upstream], dict[str, str]]:
+    return lambda upstream: {variable: str(upstream.token)}
+
+
+def _high_or_done(priority: str, done: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda record: record.get(priority) == "high" or record.get(done) is True
+
+
+READ_ONLY = {"readOnly": True}
+REQUIRED = {"required": True}
+DAY = {"type": "string", "format": "YYYY-MM-DD"}
+
+STACKS: tuple[Stack, ...] = (
+    Stack(
+        name="django",
+        start=lambda: start_kanban(seed="rich"),
+        app_id="kanban",
+        secret_header="Authorization: Token ${KANBAN_TOKEN}",
+        secrets=_token("KANBAN_TOKEN"),
+        paths={"cards": "/api/cards/", "lists": "/api/lists/", "boards": "/api/boards/",
+               "tags": "/api/tags/"},
+        walk=follow_next("results", "next"),
+        described={
+            "cards.title": {"type": "string", **REQUIRED, "max": 200},
+            "cards.list": {"type": "ref", "entity": "lists"},
+            "cards.tags": {"type": "list<ref>", "entity": "tags"},
+            "cards.due": DAY,
+            "cards.created": {"type": "datetime", **READ_ONLY},
+            "cards.priority": {"type": "enum", "values": [
+                "high", "low", "medium", "none", "urgent"]},
+        },
+        native=('priority = "high"', {"priority": "high"}),
+        either=('priority = "high" || done = true', _high_or_done("priority", "done")),
+        create={"title": "Checklist card", "list": Ref("lists"), "priority": "high",
+                "due": "2027-01-02", "done": False},
+        update={"title": "Checklist card, done", "done": True, "due": None},
+        invalid=({"list": Ref("lists"), "due": "31-12-2026", "done": "yes", "nope": 1},
+                 ("missing_required", "invalid_daykey", "invalid_boolean", "unknown_field")),
+    ),
+    Stack(
+        name="rails",
+        start=lambda: start_rails(seed="rich"),
+        app_id="rails-kanban",
+        secret_header="Authorization: Token ${RAILS_KANBAN_TOKEN}",
+        secrets=_token("RAILS_KANBAN_TOKEN"),
+        paths={"cards": "/api/cards", "lists": "/api/lists", "boards": "/api/boards",
+               "tags": "/api/tags"},
+        walk=numbered_pages("page", "per_page", 100),
+        described={
+            "cards.title": {"type": "string", **REQUIRED},
+            "cards.list_id": {"type": "ref", "entity": "lists", **REQUIRED},
+            "cards.tag_ids": {"type": "list<ref>", "entity": "tags"},
+            "cards.due": DAY,
+            "cards.created_at": {"type": "datetime", **READ_ONLY},
+        },
+        native=('priority = "high"', {"priority": "high"}),
+        either=('priority = "high" || done = true', _high_or_done("priority", "done")),
+        create={"title": "Checklist card", "list_id": Ref("lists"), "priority": "high",
+                "due": "2027-01-02", "done": False},
+        update={"title": "Checklist card, done", "done": True, "due": None},
+        invalid=({"list_id": Ref("lists"), "due": "31-12-2026", "done": "yes", "nope": 1},
+                 ("missing_required", "invalid_daykey", "invalid_boolean", "unknown_field")),
+        probe_extra=tuple(
+            arg for name in ("boards", "cards", "lists", "tags")
+            for arg in ("--collection", f"/api/{name}")
+        ),
+        notes=("its API links its collections nowhere a probe can read: named with --collection",),
+    ),
+    Stack(
+        name="pocketbase",
+        start=lambda: start_pocketbase(seed="rich"),
+        app_id="pocketbase-kanban",
+        secret_header="Authorization: ${POCKETBASE_KANBAN_TOKEN}",
+        secrets=_token("POCKETBASE_KANBAN_TOKEN"),
+        paths={name: f"/api/collections/{name}/records"
+               for name in ("cards", "lists", "boards", "tags")},
+        walk=numbered_pages("page", "perPage", 200, "items"),
+        described={
+            "cards.title": {"type": "string", **REQUIRED},
+            "cards.list": {"type": "ref", "entity": "lists"},
+            "cards.tags": {"type": "list<ref>", "entity": "tags"},
+            "cards.due": {"type": "datetime"},
+            "cards.created": {"type": "datetime", **READ_ONLY},
+            "cards.priority": {"type": "enum"},
+        },
+        native=('priority = "high"', {"filter": "priority='high'"}),
+        either=('priority = "high" || done = true', _high_or_done("priority", "done")),
+        create={"title": "Checklist card", "list": Ref("lists"), "priority": "high",
+                "due": "2027-01-02T10:00:00Z", "done": False},
+        update={"title": "Checklist card, done", "done": True},
+        invalid=({"list": Ref("lists"), "due": "soon", "done": "yes", "nope": 1},
+                 ("missing_required", "invalid_date", "invalid_boolean", "unknown_field")),
+    ),
+    Stack(
+        name="json-server",
+        start=lambda: start_jsonserver(seed="rich"),
+        app_id="jsonserver-kanban",
+        secret_header=None,
+        secrets=lambda upstream: {},
+        paths={"cards": "/cards", "lists": "/lists", "boards": "/boards", "tags": "/tags"},
+        walk=whole,
+        described={
+            "cards.title": {"type": "string"},
+            "cards.listId": {"type": "ref", "entity": "lists"},
+            "cards.tagIds": {"type": "list<ref>", "entity": "tags"},
+            "cards.due": DAY,
+        },
+        native=('priority = "high"', {"priority": "high"}),
+        either=('priority = "high" || done = true', _high_or_done("priority", "done")),
+        create={"title": "Checklist card", "listId": Ref("lists"), "priority": "high",
+                "due": "2027-01-02", "done": False},
+        update={"title": "Checklist card, done", "done": True, "due": None},
+        invalid=({"listId": Ref("lists"), "due": "31-12-2026", "done": "yes", "nope": 1},
+                 ("invalid_daykey", "invalid_boolean", "unknown_field")),
+    ),
+)  # fmt: skip
+
+# Two stacks again, mounted under a prefix by a gateway: their spec or schema, their
+# collections and the links they answer all move under it.
+MOUNTED = tuple(
+    replace(row, name=f"{row.name}-mounted", mount="/svc/kanban")
+    for row in STACKS
+    if row.name in ("django", "pocketbase")
+)

@@ -1,0 +1,305 @@
+"""One acceptance checklist for every stack, through the served protocol.
+
+Each row of `checklist_stacks.STACKS` is probed from its root URL and its credential, as
+an owner would; the mapping is linted, verified and served through the verification
+gate; then every line below compares what the runtime serves with what the upstream
+itself answers, read directly in its own words and with its own paging.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from typer.testing import Result
+
+from tests.fixtures.prefixproxy import PrefixProxy
+from tests.fixtures.runtime import RuntimeServer, start_runtime
+
+from .checklist_stacks import MOUNTED, STACKS, Records, Ref, Stack, Upstream
+from .support import AGENT, GRANTS, ROOT, lint, probe_into
+
+MAPPING = "probed.yaml"
+# A probe and a verify with writes run inside the first test of each stack.
+pytestmark = pytest.mark.timeout(600)
+
+
+def url_variable(app_id: str) -> str:
+    return re.sub(r"[^A-Z0-9]", "_", app_id.upper()) + "_URL"
+
+
+def env_of(stack: Stack, upstream: Upstream, front: str) -> dict[str, str]:
+    return {url_variable(stack.app_id): front, **stack.secrets(upstream)}
+
+
+Snapshot = dict[str, list[str]]
+
+
+def snapshot(stack: Stack, upstream: Upstream) -> Snapshot:
+    """Every record of every collection, as the upstream itself lists them."""
+    return {
+        entity: sorted(json.dumps(r, sort_keys=True) for r in stack.walk(upstream, path, {}))
+        for entity, path in stack.paths.items()
+    }
+
+
+@dataclass
+class Run:
+    mapping: Path
+    probe: Result
+    lint: Result | None
+    verify: subprocess.CompletedProcess[str] | None
+    report: dict[str, Any]
+    before: Snapshot
+    after: Snapshot
+
+
+@pytest.fixture(scope="module", params=STACKS + MOUNTED, ids=lambda s: s.name)
+def stack(request: pytest.FixtureRequest) -> Stack:
+    row: Stack = request.param
+    return row
+
+
+@pytest.fixture(scope="module")
+def upstream(stack: Stack) -> Iterator[Upstream]:
+    with stack.start() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def front(stack: Stack, upstream: Upstream) -> Iterator[str]:
+    """The URL an owner gives: the upstream's own, or its address behind the gateway."""
+    if stack.mount is None:
+        yield upstream.url
+        return
+    with PrefixProxy(upstream.url, stack.mount) as proxy:
+        yield proxy.url
+
+
+@pytest.fixture(scope="module")
+def run(
+    stack: Stack, upstream: Upstream, front: str, tmp_path_factory: pytest.TempPathFactory
+) -> Run:
+    """Probe from the root URL, lint, then verify with writes, the upstream read around it."""
+    where = tmp_path_factory.mktemp(f"checklist-{stack.name}")
+    args = [front, "--app-id", stack.app_id, *stack.probe_extra]
+    if stack.secret_header is not None:
+        args += ["--header", stack.secret_header]
+    probed = probe_into(where, MAPPING, args, stack.secrets(upstream))
+    mapping = where / MAPPING
+    if probed.exit_code != 0:
+        return Run(mapping, probed, None, None, {}, {}, {})
+    linted = lint(mapping)
+    before = snapshot(stack, upstream)
+    report_path = where / "report.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "mapper", "verify", str(mapping), "--json", str(report_path)],
+        env={**os.environ, **env_of(stack, upstream, front)},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    report = json.loads(report_path.read_text()) if report_path.exists() else {}
+    return Run(mapping, probed, linted, done, report, before, snapshot(stack, upstream))
+
+
+@pytest.fixture(scope="module")
+def served(stack: Stack, upstream: Upstream, front: str, run: Run) -> Iterator[RuntimeServer]:
+    """The probed mapping served through the verification gate (no --allow-unverified)."""
+    if run.verify is None or run.verify.returncode != 0:
+        pytest.fail(f"{stack.name}: nothing verified to serve (see the verify line)")
+    env = env_of(stack, upstream, front)
+    with start_runtime(run.mapping, upstream, grants=GRANTS, env=env, verified=True) as rt:
+        yield rt
+
+
+def call(
+    rt: RuntimeServer, method: str, path: str, body: Any = None, **params: str
+) -> httpx.Response:
+    return httpx.request(method, rt.url + path, json=body, params=params, headers=AGENT, timeout=60)
+
+
+def records_path(entity: str, ident: str | None = None) -> str:
+    return f"/api/collections/{entity}/records" + ("" if ident is None else f"/{ident}")
+
+
+def walk_served(rt: RuntimeServer, entity: str, size: int, **params: str) -> list[str]:
+    """Every id the runtime lists, page by page of `size`."""
+    got: list[str] = []
+    page = 1
+    while True:
+        answer = call(rt, "GET", records_path(entity), page=str(page), perPage=str(size), **params)
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        got.extend(item["id"] for item in body["items"])
+        if page >= body["totalPages"]:
+            assert body["totalItems"] == len(got)
+            return got
+        page += 1
+
+
+def wire_names(run: Run, entity: str) -> dict[str, str]:
+    doc = yaml.safe_load(run.mapping.read_text())
+    fields = doc["entities"][entity]["fields"]
+    return {name: str(spec.get("source", name)) for name, spec in fields.items()}
+
+
+def id_of(record: Mapping[str, Any]) -> str:
+    return str(record["id"])
+
+
+def _instant(value: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value.replace(" ", "T").replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def same(wire: Any, sent: Any) -> bool:
+    """A value as stored or served equals the protocol value sent: ids as text, datetimes as
+    one instant (PocketBase's protocol form `2027-01-02 10:00:00.000Z` is ISO's instant)."""
+    if isinstance(sent, list) and isinstance(wire, list):
+        return sorted(map(str, wire)) == sorted(map(str, sent))
+    if isinstance(sent, bool) or sent is None or isinstance(wire, bool):
+        return bool(wire == sent)
+    if isinstance(sent, str) and isinstance(wire, str) and wire != sent:
+        a, b = _instant(wire), _instant(sent)
+        return a is not None and b is not None and len(sent) > 10 and a == b
+    return str(wire) == str(sent)
+
+
+def resolve(rt: RuntimeServer, body: Mapping[str, Any]) -> dict[str, Any]:
+    def first_id(entity: str) -> str:
+        answer = call(rt, "GET", records_path(entity), perPage="1")
+        assert answer.status_code == 200 and answer.json()["items"], answer.text
+        return str(answer.json()["items"][0]["id"])
+
+    return {k: first_id(v.entity) if isinstance(v, Ref) else v for k, v in body.items()}
+
+
+def direct_record(stack: Stack, upstream: Upstream, ident: str) -> dict[str, Any] | None:
+    listed = stack.walk(upstream, stack.paths[stack.entity], {})
+    return next((r for r in listed if id_of(r) == ident), None)
+
+
+# --------------------------------------------------------------------------- the checklist
+
+
+def test_probe_from_the_root_url_exits_0_and_lints(stack: Stack, run: Run) -> None:
+    assert run.probe.exit_code == 0, run.probe.output
+    assert run.lint is not None and run.lint.exit_code == 0, run.lint.output if run.lint else ""
+    assert set(stack.paths) <= set(yaml.safe_load(run.mapping.read_text())["entities"])
+
+
+def test_verify_proves_every_claim(run: Run) -> None:
+    assert run.verify is not None, run.probe.output
+    assert run.verify.returncode == 0, run.verify.stdout[-4000:] + run.verify.stderr[-2000:]
+    assert run.report["outcome"] == "verified" and run.report["summary"]["failed"] == 0
+
+
+def test_verify_leaves_the_upstream_as_it_found_it(run: Run) -> None:
+    assert run.verify is not None, run.probe.output
+    assert run.before and run.after == run.before
+
+
+def test_the_runtime_serves_it_through_the_gate(stack: Stack, served: RuntimeServer) -> None:
+    identity = call(served, "GET", "/api/_a2app")
+    assert identity.status_code == 200 and identity.json()["app"]["id"] == stack.app_id
+
+
+def test_describe_types_fields_as_the_upstream_stores_them(
+    stack: Stack, served: RuntimeServer
+) -> None:
+    doc = call(served, "GET", "/api/_a2app/describe", format="flat").json()
+    fields = {f"{e['name']}.{n}": spec for e in doc["entities"] for n, spec in e["fields"].items()}
+    for where, expected in stack.described.items():
+        assert where in fields, f"{where} not described; described: {sorted(fields)}"
+        got = {k: fields[where].get(k) for k in expected}
+        if "values" in expected:
+            got["values"] = sorted(got["values"] or [])
+        assert got == dict(expected), where
+
+
+def test_walking_every_page_gives_exactly_the_upstream_ids(
+    stack: Stack, upstream: Upstream, served: RuntimeServer
+) -> None:
+    for entity, path in stack.paths.items():
+        listed = walk_served(served, entity, 7)
+        assert len(listed) == len(set(listed)), f"{entity}: a record listed twice"
+        assert set(listed) == {id_of(r) for r in stack.walk(upstream, path, {})}, entity
+
+
+def test_a_native_filter_returns_exactly_the_upstream_set(
+    stack: Stack, upstream: Upstream, served: RuntimeServer
+) -> None:
+    expression, params = stack.native
+    path = stack.paths[stack.entity]
+    expected = {id_of(r) for r in stack.walk(upstream, path, params)}
+    everything = {id_of(r) for r in stack.walk(upstream, path, {})}
+    assert 0 < len(expected) < len(everything), "the filter must split the data"
+    assert set(walk_served(served, stack.entity, 50, filter=expression)) == expected
+
+
+def test_a_cross_field_or_is_right_or_refused(
+    stack: Stack, upstream: Upstream, served: RuntimeServer
+) -> None:
+    expression, selects = stack.either
+    answer = call(served, "GET", records_path(stack.entity), filter=expression, perPage="500")
+    if answer.status_code == 400:
+        assert answer.json()["code"] == "invalid_filter", answer.text
+        return
+    assert answer.status_code == 200, answer.text
+    records: Records = stack.walk(upstream, stack.paths[stack.entity], {})
+    expected = {id_of(r) for r in records if selects(r)}
+    assert 0 < len(expected) < len(records)
+    assert {item["id"] for item in answer.json()["items"]} == expected
+
+
+def test_create_update_delete_land_upstream_as_reported(
+    stack: Stack, upstream: Upstream, served: RuntimeServer, run: Run
+) -> None:
+    wire = wire_names(run, stack.entity)
+    body = resolve(served, stack.create)
+    created = call(served, "POST", records_path(stack.entity), body)
+    assert created.status_code == 200, created.text
+    record = created.json()
+    ident = record["id"]
+    assert all(same(record[k], v) for k, v in body.items()), (record, body)
+    stored = direct_record(stack, upstream, ident)
+    assert stored is not None, "the create did not land upstream"
+    assert all(same(stored.get(wire[k]), v) for k, v in body.items()), (stored, body)
+
+    changes = resolve(served, stack.update)
+    patched = call(served, "PATCH", records_path(stack.entity, ident), changes)
+    assert patched.status_code == 200, patched.text
+    assert all(same(patched.json()[k], v) for k, v in changes.items()), (patched.json(), changes)
+    stored = direct_record(stack, upstream, ident)
+    assert stored is not None
+    assert all(same(stored.get(wire[k]), v) for k, v in changes.items()), (stored, changes)
+
+    deleted = call(served, "DELETE", records_path(stack.entity, ident))
+    assert deleted.status_code == 200 and deleted.json()["deleted"] == ident, deleted.text
+    assert direct_record(stack, upstream, ident) is None
+
+
+def test_an_invalid_create_is_refused_whole_and_reaches_nothing(
+    stack: Stack, upstream: Upstream, served: RuntimeServer
+) -> None:
+    body, codes = stack.invalid
+    before = snapshot(stack, upstream)
+    answer = call(served, "POST", records_path(stack.entity), resolve(served, body))
+    assert answer.status_code == 400, answer.text
+    assert sorted(v["code"] for v in answer.json()["violations"]) == sorted(codes)
+    assert snapshot(stack, upstream) == before
