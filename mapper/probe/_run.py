@@ -20,8 +20,9 @@ from typing import Any
 import httpx
 
 from ._auth import HeaderArg, parse_headers
+from ._authhint import header_hint
 from ._draft import SPEC_SOURCES, Draft, EntityDraft, OperationDraft, UpstreamDraft
-from ._errors import Finding, NothingMappable, UsageError
+from ._errors import AuthRefused, Finding, NothingMappable, UsageError
 from ._naming import app_id, env_prefix, identifier, words
 from .decide import (
     Live,
@@ -47,7 +48,7 @@ from .decide import (
     unclaimed,
     with_size_cap,
 )
-from .live import ProbeClient
+from .live import Exchange, ProbeClient
 from .sources import (
     Roots,
     SpecDoc,
@@ -176,10 +177,15 @@ def _collection_paths(options: ProbeOptions) -> list[str]:
     return paths
 
 
-def _load_spec(options: ProbeOptions, client: ProbeClient | None) -> SpecDoc | None:
+def _load_spec(
+    options: ProbeOptions, client: ProbeClient | None, first: Exchange | None, notes: list[str]
+) -> SpecDoc | None:
     if options.openapi:
         return load_given(options.openapi, client)
-    return discover(client) if client is not None else None
+    spec = discover(client, first, notes) if client is not None else None
+    if spec is not None and spec.found is not None:
+        notes.append(f"spec: {spec.location} ({spec.found})")
+    return spec
 
 
 def probe(
@@ -217,7 +223,8 @@ def _probe(
     progress: Progress,
 ) -> Draft:  # fmt: skip
     first = client.reach() if client else None
-    spec = _load_spec(options, client)
+    spec_notes: list[str] = []
+    spec = _load_spec(options, client, first, spec_notes)
     progress(f"spec: {spec.location} ({spec.source})" if spec else "spec: none found")
     routes = read_routes(spec, client.base.url.path if client else "") if spec else None
     colls, rest, findings = group(routes) if routes else ([], [], [])
@@ -231,6 +238,13 @@ def _probe(
     live = Live(client, sources, progress) if client else None
     if live is not None:
         live.observe()
+        if _all_refused(live.client, sources):
+            found = [
+                *findings,
+                *(s.obs.finding for s in sources.values() if s.obs and s.obs.finding),
+            ]
+            ident = _app_id(options, routes)
+            raise _refused(live.client, routes, headers, ident, _unmapped(found, spec, roots))
     paging = _paging(sources, live)
     pagination = dict(paging.pagination) if paging else {"style": "none"}
     if live is not None:
@@ -246,7 +260,7 @@ def _probe(
         sources, entities, routes, live, headers, pagination, ident
     )
     page_notes = [f"upstream.pagination: {n}" for n in (paging.notes if paging else [])]
-    notes = [*auth_notes, *page_notes, *fit_notes, *notes]
+    notes = [*spec_notes, *auth_notes, *page_notes, *fit_notes, *notes]
     _filters_and_sorts(sources, entities, live, upstream.errors == "drf", upstream.dialect,
                        pagination.get("size"), notes)  # fmt: skip
     refine(sources, entities, upstream, live.fetch if live else None, notes)
@@ -272,7 +286,41 @@ def _probe(
         app_version=routes.version if routes else None, modules=modules, entities=entities,
         operations=ops, unmapped=unmapped, notes=notes,
         sources=[*_sources_used(spec, roots, live), *native.used()],
+        # Credentials in the URL itself never reach the file: no default then.
+        base_url=str(client.base.url) if client and not client.base.url.userinfo else None,
     )  # fmt: skip
+
+
+def _all_refused(client: ProbeClient, sources: Mapping[str, Source]) -> bool:
+    """Some request was refused (401/403) and no collection answered otherwise: the
+    probe could read nothing of the data, whatever a public spec said."""
+    answered = (
+        s.obs is not None and (s.obs.finding is None or s.obs.finding.code != "auth-refused")
+        for s in sources.values()
+    )
+    return bool(client.refused) and not any(answered)
+
+
+def _refused(
+    client: ProbeClient, routes: SpecRoutes | None, headers: Sequence[HeaderArg], ident: str,
+    unmapped: list[Finding],
+) -> AuthRefused:  # fmt: skip
+    """Nothing mapped and the API refused the prober: say which ``--header`` to pass."""
+    refused = client.refused
+    challenges = [c for a in refused for c in a.headers.get_list("www-authenticate")]
+    bodies = [a.text for a in refused if a.text]
+    schemes = routes.schemes if routes else {}
+    hint, why = header_hint(challenges, bodies, schemes, routes.security if routes else (),
+                            env_prefix(ident))  # fmt: skip
+    statuses = "/".join(sorted({str(a.status) for a in refused}))
+    given = ", ".join(h.name for h in headers)
+    told = f"the credentials given ({given}) were refused" if headers else "no credentials given"
+    count = f"{len(refused)} request{'' if len(refused) == 1 else 's'}"
+    message = (
+        f"every read of the API's data was refused ({count} answered {statuses}; {told}): "
+        f"pass --header '{hint}' ({why}), with {env_prefix(ident)}_TOKEN set"
+    )
+    return AuthRefused(message, hint, unmapped)
 
 
 def _upstream(
