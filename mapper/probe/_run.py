@@ -50,6 +50,7 @@ from .decide import (
 )
 from .live import Exchange, ProbeClient
 from .sources import (
+    Pages,
     Roots,
     SpecDoc,
     SpecRoutes,
@@ -57,6 +58,7 @@ from .sources import (
     find_roots,
     group,
     load_given,
+    read_pages,
     read_routes,
 )
 
@@ -232,7 +234,11 @@ def _probe(
     colls, findings = [*colls, *native.schema.collections], [*findings, *native.schema.findings]
     roots = find_roots(client, first) if client else Roots()
     findings.extend(roots.findings)
-    sources = sources_of(colls, roots, routes, _collection_paths(options))
+    # No spec and no API root named a collection: an HTML home page may link them.
+    pages = Pages()
+    if client is not None and first is not None and not colls and not roots.links:
+        pages = read_pages(client, first)
+    sources = sources_of(colls, roots, routes, _collection_paths(options), pages.found)
     native.adopt(sources)
     progress(f"collections: {', '.join(sources) or 'none'}")
     live = Live(client, sources, progress) if client else None
@@ -244,7 +250,8 @@ def _probe(
                 *(s.obs.finding for s in sources.values() if s.obs and s.obs.finding),
             ]
             ident = _app_id(options, routes)
-            raise _refused(live.client, routes, headers, ident, _unmapped(found, spec, roots))
+            unmapped = _unmapped(found, spec, roots, pages)
+            raise _refused(live.client, routes, headers, ident, unmapped)
     paging = _paging(sources, live)
     pagination = dict(paging.pagination) if paging else {"style": "none"}
     if live is not None:
@@ -273,7 +280,7 @@ def _probe(
         ops, op_findings = propose(pending, colls_mapped, by_entity, routes.resolver, "api",
                                    routes.source)  # fmt: skip
         findings.extend(op_findings)
-    unmapped = _unmapped(findings, spec, roots)
+    unmapped = _unmapped(findings, spec, roots, pages)
     if not entities:
         raise NothingMappable("nothing could be mapped: no collection with typed records", unmapped)
     modules: dict[str, str | None] = {}
@@ -285,7 +292,7 @@ def _probe(
         app_id=ident, upstream=upstream, app_name=routes.title if routes else None,
         app_version=routes.version if routes else None, modules=modules, entities=entities,
         operations=ops, unmapped=unmapped, notes=notes,
-        sources=[*_sources_used(spec, roots, live), *native.used()],
+        sources=[*_sources_used(spec, roots, live, pages), *native.used()],
         # Credentials in the URL itself never reach the file: no default then.
         base_url=str(client.base.url) if client and not client.base.url.userinfo else None,
     )  # fmt: skip
@@ -344,18 +351,23 @@ def _upstream(
     return upstream, auth_notes, [*dialect_notes, *notes]
 
 
-def _unmapped(findings: list[Finding], spec: SpecDoc | None, roots: Roots) -> list[Finding]:
+def _unmapped(
+    findings: list[Finding], spec: SpecDoc | None, roots: Roots, pages: Pages
+) -> list[Finding]:
     if spec is not None and spec.upstream_path is not None:
         detail = f"the API's own {spec.source} document, not data"
         findings.append(Finding(spec.upstream_path, "spec-document", detail, "GET"))
     for root in roots.roots:
         findings.append(Finding(root, "api-root", "an index of the collections, not data", "GET"))
+    for page in pages.pages:
+        findings.append(Finding(page, "api-root", "an HTML page linking the collections", "GET"))
     return sorted(set(findings), key=lambda f: (f.path, f.method or "", f.code, f.detail))
 
 
-def _sources_used(spec: SpecDoc | None, roots: Roots, live: Live | None) -> list[str]:
+def _sources_used(spec: SpecDoc | None, roots: Roots, live: Live | None, pages: Pages) -> list[str]:
     used = [f"{spec.source}: {spec.location}"] if spec else []
     used.extend(f"links: {r}" for r in roots.roots)
+    used.extend(f"links: {p} (HTML)" for p in pages.pages)
     if live is not None:
         used.extend(live.used())
     return used

@@ -1,7 +1,8 @@
 """Rails (`samples/rails_kanban`), probed, verified and served end to end.
 
-One Rails app (seed `rich`), its collections named with `--collection` as Rails lists
-them nowhere: the probe writes the checked-in mapping byte for byte, `a2map verify` proves
+One Rails app (seed `rich`), probed from its root URL and its token alone: no spec lists
+its collections, its HTML home page links their index pages, whose JSON renderings the
+probe finds. The probe writes the checked-in mapping byte for byte, `a2map verify` proves
 a copy, the runtime serves it, and every read and write is checked against Rails itself.
 """
 
@@ -55,7 +56,6 @@ def env_of(server: StackServer) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def probed(server: StackServer, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     args = [server.url, "--header", HEADER, "--app-id", "rails-kanban"]
-    args += [arg for name in COLLECTIONS for arg in ("--collection", f"/api/{name}")]
     return probe_twice(tmp_path_factory, NAME, args, {"RAILS_KANBAN_TOKEN": str(server.token)})
 
 
@@ -102,6 +102,26 @@ def test_the_probed_mapping_loads_with_only_its_secret_set(
 ) -> None:
     mapping = load_mapping(probed[0], env={"RAILS_KANBAN_TOKEN": str(server.token)})
     assert mapping.upstream.base_url == server.url
+
+
+def test_the_root_url_alone_finds_every_collection_through_the_home_page(
+    probed: list[Path],
+) -> None:
+    doc = yaml.safe_load(probed[0].read_text())
+    assert sorted(doc["entities"]) == list(COLLECTIONS)
+    page = "linked from the HTML page /; JSON by Accept: application/json"
+    linked = {"source": "links", "detail": page}
+    for name in COLLECTIONS:
+        entity = doc["entities"][name]
+        assert entity["path"] == f"/api/{name}" and "detailPath" not in entity
+        assert linked in entity["evidence"]
+    home = {
+        "path": "/",
+        "method": "GET",
+        "reason": "api-root: an HTML page linking the collections",
+    }
+    assert doc["unmapped"] == [home]
+    assert doc["probe"]["sources"][0] == "links: / (HTML)"
 
 
 CARD = "entities.cards.fields."

@@ -28,6 +28,7 @@ from .fakes import (
     KANBAN_ROWS,
     Fake,
     drf_spec_only_server,
+    html_site,
     json_server,
     jsonapi,
     payload,
@@ -106,7 +107,39 @@ def _jsonapi(doc: dict[str, Any]) -> None:
     assert doc["upstream"]["envelope"] == {"item": "data"}
 
 
+def _html_site(rendering: str, path: str, detail: str) -> Check:
+    def check(doc: dict[str, Any]) -> None:
+        assert sorted(doc["entities"]) == ["boards", "cards", "lists"]
+        cards = doc["entities"]["cards"]
+        assert (cards["path"], cards["detailPath"]) == (path, detail)
+        page = f"linked from the HTML page /; JSON by {rendering}"
+        assert {"source": "links", "detail": page} in cards["evidence"]
+        sources = [e if isinstance(e, str) else e["source"] for e in cards["evidence"]]
+        assert "lookup" in sources  # the detail route read a sampled record back
+        ref = cards["fields"]["list_id"]
+        assert (ref["type"], ref["entity"]) == ("ref", "lists")  # looked up at /lists/{id}.json
+        assert doc["upstream"]["errors"] == "rails" and cards["write"] == {"wrap": "card"}
+        root = {"path": "/", "method": "GET", "reason": "api-root: an HTML page linking the "
+                "collections"}  # fmt: skip
+        assert root in doc["unmapped"]
+        assert "links: / (HTML)" in doc["probe"]["sources"]
+
+    return check
+
+
 SCENARIOS: list[tuple[str, Fake, dict[str, Any], Check]] = [
+    (
+        "html site, JSON by suffix",
+        html_site(KANBAN_ROWS),
+        {},
+        _html_site(".json suffix", "/cards.json", "/cards/{id}.json"),
+    ),
+    (
+        "html site, lists by Accept, records by suffix",
+        html_site(KANBAN_ROWS, "accept"),
+        {},
+        _html_site("Accept: application/json", "/cards", "/cards/{id}.json"),
+    ),
     ("rails", rails(KANBAN_ROWS), {"collections": ("/boards", "/lists", "/cards")}, _rails),
     ("json-server", json_server(KANBAN_ROWS), {}, _json_server),
     (
