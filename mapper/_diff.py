@@ -2,10 +2,10 @@
 
 Both mappings are loaded and compared as `dump` writes them, so a default left
 out and the same default written are one meaning; the URL's own default
-(``${X_URL:-http://…}``, where the app ran when probed) is not meaning either. Evidence, confidence, notes
-and layout are not meaning; entities, fields,
-types, enum values, refs, filters, sort, operations, the upstream's behaviour
-and what is unmapped are. The last line says whether ``schemaVersion`` (what
+(``${X_URL:-http://…}``, where the app ran when probed) is not meaning either.
+Evidence, confidence, notes and layout are not meaning; entities, fields, types,
+enum values, refs, filters, sort, operations, the upstream's behaviour and what is
+unmapped are. The last line says whether ``schemaVersion`` (what
 agents see in describe) moves. Exit 0 same meaning, 1 changed, 2 unusable input.
 """
 
