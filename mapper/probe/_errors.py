@@ -45,6 +45,7 @@ REASONS: dict[str, str] = {
     "system-collection": "the upstream's own bookkeeping collection (PocketBase's _superusers, …)",
     "auth-collection": "accounts managed through the upstream's own auth routes",
     "hidden-field": "a field the upstream hides from its ordinary API clients",
+    "instance-limit": "an instance of a templated collection past the number the probe maps",
 }
 
 

@@ -35,6 +35,7 @@ from .decide import (
     dialects,
     filter_candidates,
     fit_pages,
+    instances,
     pocketbase,
     probe_sort,
     propose,
@@ -52,11 +53,13 @@ from .live import Exchange, ProbeClient
 from .sources import (
     Pages,
     Roots,
+    SpecCollection,
     SpecDoc,
+    SpecRoute,
     SpecRoutes,
     discover,
     find_roots,
-    group,
+    group_all,
     load_given,
     read_pages,
     read_routes,
@@ -229,7 +232,7 @@ def _probe(
     spec = _load_spec(options, client, first, spec_notes)
     progress(f"spec: {spec.location} ({spec.source})" if spec else "spec: none found")
     routes = read_routes(spec, client.base.url.path if client else "") if spec else None
-    colls, rest, findings = group(routes) if routes else ([], [], [])
+    colls, nested, rest, findings = group_all(routes) if routes else ([], [], [], [])
     native = pocketbase(client, first if routes is None else None)  # its collection schema
     colls, findings = [*colls, *native.schema.collections], [*findings, *native.schema.findings]
     roots = find_roots(client, first) if client else Roots()
@@ -238,6 +241,8 @@ def _probe(
     pages = Pages()
     if client is not None and first is not None and not colls and not roots.links:
         pages = read_pages(client, first)
+    if client is not None and nested:
+        colls, rest, findings = _instances(client, colls, nested, rest, findings)
     sources = sources_of(colls, roots, routes, _collection_paths(options), pages.found)
     native.adopt(sources)
     progress(f"collections: {', '.join(sources) or 'none'}")
@@ -296,6 +301,24 @@ def _probe(
         # Credentials in the URL itself never reach the file: no default then.
         base_url=str(client.base.url) if client and not client.base.url.userinfo else None,
     )  # fmt: skip
+
+
+def _instances(
+    client: ProbeClient, colls: list[SpecCollection], nested: list[SpecCollection],
+    rest: list[SpecRoute], findings: list[Finding],
+) -> tuple[list[SpecCollection], list[SpecRoute], list[Finding]]:  # fmt: skip
+    """Templated collections walked into concrete ones; their routes are then no
+    operation candidates, and their ``nested-collection`` findings are gone."""
+    found = instances(client, nested, {c.name: c.path for c in colls}, {c.name for c in colls})
+    done = {c.path for c in found.expanded}
+    claimed = {(m, c.path) for c in found.expanded for m in c.methods}
+    claimed |= {(m, c.detail_path) for c in found.expanded for m in c.detail_methods}
+    kept = [f for f in findings if not (f.code == "nested-collection" and f.path in done)]
+    return (
+        [*colls, *found.collections],
+        [r for r in rest if (r.method, r.path) not in claimed],
+        [*kept, *found.findings],
+    )
 
 
 def _all_refused(client: ProbeClient, sources: Mapping[str, Source]) -> bool:

@@ -10,6 +10,8 @@ from ._expansions import settle as settle
 from ._filters import filter_candidates as filter_candidates
 from ._filters import probe_sort as probe_sort
 from ._filters import sort_param as sort_param
+from ._instances import Instances as Instances
+from ._instances import instances as instances
 from ._leftovers import unclaimed as unclaimed
 from ._nospec import refine as refine
 from ._operations import propose as propose
@@ -27,8 +29,9 @@ from ._upstream import credentials as credentials
 from ._upstream import dialects as dialects
 
 __all__ = [
-    "Live", "Paging", "Source", "build", "by_name_only", "credentials", "decide",
-    "dialects", "filter_candidates", "fit_pages", "pocketbase", "probe_sort", "propose",
+    "Instances", "Live", "Paging", "Source", "build", "by_name_only", "credentials", "decide",
+    "dialects", "filter_candidates", "fit_pages", "instances", "pocketbase", "probe_sort",
+    "propose",
     "ref_inputs", "refine", "settle", "sort_param", "sources_of", "spec_paging", "template",
     "unclaimed", "with_size_cap",
 ]  # fmt: skip

@@ -155,6 +155,8 @@ def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
     evidence: list[Ev] = []
     if src.spec is not None:
         evidence.append(Ev(src.spec_source, f"GET {src.spec.path} and {src.spec.detail_path}"))
+        if src.spec.instance_of is not None:
+            evidence.append(Ev("links", src.spec.instance_of))
     if src.root is not None:
         evidence.append(Ev("links", f"named by the API root {src.root}"))
     if src.page is not None:

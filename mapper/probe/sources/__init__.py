@@ -6,6 +6,7 @@ conventions, API roots and their links, HTML pages and their JSON renderings.
 from ._bodies import FORM_BODY as FORM_BODY
 from ._collections import SpecCollection as SpecCollection
 from ._collections import group as group
+from ._collections import group_all as group_all
 from ._jsonserver import is_json_server as is_json_server
 from ._jsonserver import jsonserver_conventions as jsonserver_conventions
 from ._links import Roots as Roots
@@ -38,7 +39,7 @@ __all__ = [
     "Resolver", "Roots", "Schema", "SchemaProblem",
     "SpecCollection", "SpecDoc", "SpecRoute", "SpecRoutes", "body_fields", "detail_renderings",
     "discover",
-    "find_roots", "group", "is_json_server", "is_rails", "jsonserver_conventions",
+    "find_roots", "group", "group_all", "is_json_server", "is_rails", "jsonserver_conventions",
     "load_given", "looks_like_pocketbase", "rails_conventions", "read_options", "read_pages",
     "read_routes", "read_schema",
 ]  # fmt: skip
