@@ -31,6 +31,8 @@ class _Links(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in ("a", "link") or len(self.found) >= MAX_LINKS:
             return
+        if tag == "a":
+            self.flush()  # an anchor ends where the next begins
         values = {name.lower(): value or "" for name, value in attrs}
         href = values.get("href", "").strip()
         rels = frozenset(values.get("rel", "").lower().split())
@@ -39,7 +41,6 @@ class _Links(HTMLParser):
         if tag == "link":
             self.found.append(HtmlLink("link", href, rels))
         else:
-            self._close()
             self._open, self._text = (href, rels), []
 
     def handle_data(self, data: str) -> None:
@@ -48,9 +49,10 @@ class _Links(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "a":
-            self._close()
+            self.flush()
 
-    def _close(self) -> None:
+    def flush(self) -> None:
+        """Record the anchor still open (its end tag may never come)."""
         if self._open is not None:
             href, rels = self._open
             self.found.append(HtmlLink("a", href, rels, " ".join("".join(self._text).split())))
@@ -65,5 +67,5 @@ def html_links(text: str) -> list[HtmlLink]:
         parser.close()
     except (AssertionError, ValueError):  # html.parser on badly broken markup
         pass
-    parser._close()
+    parser.flush()
     return parser.found

@@ -30,10 +30,9 @@ _STATIC = re.compile(
     r"txt|xml|rss|atom|csv|xlsx?|mp[34]|webm)$",
     re.IGNORECASE,
 )
-# Links that change a browser session when followed (the probe has none, but a GET
-# to a sign-out route is still not a read of data).
-_SESSION = re.compile(r"log_?out|sign_?out|log_?off|sign_?in|log_?in|session|password|auth",
-                      re.IGNORECASE)  # fmt: skip
+# A link that ends a browser session when followed: a GET, but not a read of data (and
+# a session cookie given with --header would be spent by it).
+_SIGN_OUT = re.compile(r"^(log|sign)[-_]?(out|off)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +97,9 @@ def _links(client: ProbeClient, page: Exchange) -> list[str]:
         if url is None or link.tag != "a":
             continue
         path = client.relative(url.copy_with(query=None, fragment=None))
-        if path == page.path or _STATIC.search(path) or _SESSION.search(path):
+        if path == page.path or _STATIC.search(path):
+            continue
+        if any(_SIGN_OUT.match(s) for s in segments(path)):
             continue
         if any(is_placeholder(s) for s in segments(path)) or path in paths:
             continue

@@ -13,6 +13,7 @@ ROWS = [{"id": 1, "name": "Main"}, {"id": 2, "name": "Old"}]
 HOME = """<!doctype html><html><head><link rel="stylesheet" href="/assets/app.css"></head>
 <body><a href="#top">Top</a><a href="/boards">Boards</a> <a href="lists?page=2">Lists</a>
 <a href="/cards/">Cards</a><a href="/about">About</a><a href="/logout">Sign out</a>
+<a href="/users/sign_out">Sign out</a><a href="/authors">Authors</a>
 <a href="http://other.example/x">Elsewhere</a><a href="/boards/1">First board</a>
 <a href="/assets/logo.png">Logo</a><a href="/missing">Gone</a></body></html>"""
 ABOUT = '<html><body><a href="/tags">Tags</a><a href="/">Home</a></body></html>'
@@ -56,7 +57,8 @@ def test_an_html_site_names_its_collections_by_the_rendering_that_answered() -> 
     }  # fmt: skip
     assert pages.pages == ["/", "/about"]
     asked = {path.split("?")[0] for _, path in fake.log}
-    assert not asked & {"/logout", "/assets/app.css", "/assets/logo.png", "/x"}
+    assert not asked & {"/logout", "/users/sign_out", "/assets/app.css", "/assets/logo.png", "/x"}
+    assert "/authors" in asked  # a name is no sign-out link
     assert fake.methods() == {"GET"}
 
 
