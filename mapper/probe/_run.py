@@ -241,6 +241,7 @@ def _probe(
     pages = Pages()
     if client is not None and first is not None and not colls and not roots.links:
         pages = read_pages(client, first)
+        findings.extend(pages.findings)
     if client is not None and nested:
         colls, rest, findings = _instances(client, colls, nested, rest, findings)
     sources = sources_of(colls, roots, routes, _collection_paths(options), pages.found)

@@ -8,6 +8,7 @@ a copy, the runtime serves it, and every read and write is checked against Rails
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from .support import (
     dig,
     ids,
     lint,
+    probe_into,
     probe_twice,
     verified_copy,
     walked_in_small_pages,
@@ -88,6 +90,20 @@ def test_probing_twice_gives_the_checked_in_bytes(probed: list[Path]) -> None:
 def test_the_probed_mapping_lints(probed: list[Path]) -> None:
     result = lint(probed[0])
     assert result.exit_code == 0, result.output
+
+
+def test_without_the_token_the_probe_writes_nothing_and_names_the_header(
+    server: StackServer, tmp_path: Path
+) -> None:
+    """The home page is public, every collection it links answers 401 with Rails'
+    `WWW-Authenticate: Token`: exit 2, nothing written, the header to pass named."""
+    result = probe_into(tmp_path, NAME, [server.url, "--app-id", "rails-kanban", "--json"], {})
+    assert result.exit_code == 2, result.output
+    assert not (tmp_path / NAME).exists()
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["header"] == "Authorization: Token ${RAILS_KANBAN_TOKEN}"
+    refused = sorted(u["path"] for u in report["unmapped"] if "auth-refused" in u["reason"])
+    assert refused == [f"/api/{name}" for name in COLLECTIONS]
 
 
 def test_no_secret_url_or_record_value_is_written(server: StackServer, probed: list[Path]) -> None:

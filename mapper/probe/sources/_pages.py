@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .._errors import Finding
 from .._naming import is_placeholder, segments
 from ..live import Exchange, ProbeClient, envelope_of, html_links
 from ._collnames import distinct_names
@@ -78,6 +79,8 @@ class Pages:
     found: dict[str, PageCollection] = field(default_factory=dict)
     # The HTML pages whose links named a collection.
     pages: list[str] = field(default_factory=list)
+    # Linked pages that refused the prober (401/403): whatever they hold was not read.
+    findings: list[Finding] = field(default_factory=list)
 
 
 def _html(client: ProbeClient, answer: Exchange) -> Exchange:
@@ -142,6 +145,9 @@ def read_pages(client: ProbeClient, first: Exchange) -> Pages:
         path, page, depth = queue.pop(0)
         tried += 1
         rendering, answer = _as_collection(client, path)
+        if answer.status in (401, 403):
+            detail = f"a page {page} links answered {answer.status}"
+            pages.findings.append(Finding(path, "auth-refused", detail, "GET"))
         if rendering is not None:
             listed = rendering.list_path(path)
             found.setdefault(

@@ -90,3 +90,21 @@ def test_the_links_read_are_bounded() -> None:
     assert found.found == {}
     plain = [p for _, p in fake.log if not p.endswith(".json") and "format=" not in p]
     assert len(plain) == 1 + MAX_CANDIDATES
+
+
+def test_a_linked_page_that_refuses_the_prober_is_a_finding() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/":
+            return httpx.Response(200, html='<a href="/private">Private</a><a href="/open">O</a>')
+        if request.url.path == "/private":
+            return httpx.Response(401, text="HTTP Token: Access denied.\n")
+        return httpx.Response(200, json=[{"id": 1}])
+
+    fake = Fake(handler)
+    client = ProbeClient(BASE, {}, transport=fake.transport)
+    pages = read_pages(client, client.get("/"))
+    assert list(pages.found) == ["open"]
+    assert [(f.path, f.reason) for f in pages.findings] == [
+        ("/private", "auth-refused: a page / links answered 401")
+    ]
+    assert ("GET", "/private.json") not in fake.log  # a refusal has no other rendering
