@@ -162,5 +162,5 @@ def discover(
             continue
         doc = parse_spec(answer.text)
         if doc is not None:
-            return SpecDoc(doc, path, _kind(doc), path)
+            return SpecDoc(doc, path, _kind(doc), path, "a well-known path; nothing linked one")
     return None

@@ -48,6 +48,7 @@ def test_discovery_stops_at_the_first_spec_and_never_contacts_servers() -> None:
     fake = Fake(handler)
     found = discover(ProbeClient(BASE, {}, transport=fake.transport))
     assert found is not None and found.upstream_path == "/api/schema/"
+    assert found.found == "a well-known path; nothing linked one"
     asked = [path for _, path in fake.log]
     assert asked == list(WELL_KNOWN[: WELL_KNOWN.index("/api/schema/") + 1])
 
