@@ -345,3 +345,38 @@ def test_an_unreferenced_record_is_deleted(through: Through) -> None:
     gone = through.a2app("DELETE", f"{LISTS}/{ident}")
     assert gone.json()["deleted"] == ident
     assert through.direct(f"/api/lists/{ident}").status_code == 404
+
+
+# --------------------------------------------------------------------------- renderings
+
+
+def test_the_runtime_serves_rails_json_rendering_by_its_suffix(
+    server: StackServer, verified: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """A mapping whose tags are read and written at Rails' `.json` rendering
+    (`/api/tags.json`, `/api/tags/{id}.json`), as a probe of an app answering JSON only
+    there writes it. The usual detail route of that path (`/api/tags.json/{id}`) does not
+    exist, so each record read and write landing shows the runtime used the rendering."""
+    doc = yaml.safe_load(verified[0].read_text())
+    doc["entities"]["tags"].update(path="/api/tags.json", detailPath="/api/tags/{id}.json")
+    variant = tmp_path / NAME
+    variant.write_text(yaml.safe_dump(doc, sort_keys=False))
+    with start_runtime(variant, server, grants=GRANTS, env=env_of(server)) as rt:
+        through = Through(server, rt)
+        listed = through.records("tags", perPage="500", sort="name")
+        assert listed.status_code == 200, listed.text
+        direct = through.direct("/api/tags", sort="name", per_page=100).json()
+        assert [t["id"] for t in listed.json()["items"]] == ids(direct)
+        made = through.a2app("POST", "/api/collections/tags/records", {"name": "suffixed"})
+        assert made.status_code == 200, made.text
+        ident = made.json()["id"]
+        assert through.direct(f"/api/tags/{ident}").json()["name"] == "suffixed"
+        renamed = through.a2app("PATCH", f"/api/collections/tags/records/{ident}",
+                                {"name": "suffixed, renamed"})  # fmt: skip
+        assert renamed.json()["name"] == "suffixed, renamed"
+        assert through.direct(f"/api/tags/{ident}").json()["name"] == "suffixed, renamed"
+        read = through.a2app("GET", f"/api/collections/tags/records/{ident}")
+        assert read.json()["name"] == "suffixed, renamed"
+        gone = through.a2app("DELETE", f"/api/collections/tags/records/{ident}")
+        assert gone.json()["deleted"] == ident
+        assert through.direct(f"/api/tags/{ident}").status_code == 404
