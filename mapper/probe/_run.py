@@ -1,11 +1,13 @@
 """The probe, start to end: sources read, evidence merged, one draft out.
 
-spec (given or well-known) ─┐
-API roots and links ────────┼─> collections ─> live samples, OPTIONS, detail reads
-                            │                    ├─ pagination (+ a size probe)
-                            │                    ├─ refs (one lookup GET each)
-                            │                    └─ sort fields (up/down probes)
-spec routes not CRUD ───────┴─> operations
+spec (given, linked, well-known) ─┐
+  its templated collections ──────┤ (instances walked from their parent listings)
+API roots and links ──────────────┼─> collections ─> live samples, OPTIONS, detail reads
+HTML pages' JSON renderings ──────┤      │             ├─ pagination (+ a size probe)
+                                  │      │             ├─ refs (one lookup GET each)
+                                  │      │             └─ sort fields (up/down probes)
+                                  │      └─ every read refused: stop, name the --header
+spec routes not CRUD ─────────────┴─> operations
 """
 
 from __future__ import annotations
@@ -20,27 +22,28 @@ from typing import Any
 import httpx
 
 from ._auth import HeaderArg, parse_headers
-from ._authhint import header_hint
 from ._draft import SPEC_SOURCES, Draft, EntityDraft, OperationDraft, UpstreamDraft
-from ._errors import AuthRefused, Finding, NothingMappable, UsageError
+from ._errors import Finding, NothingMappable, UsageError
 from ._naming import app_id, env_prefix, identifier, words
 from .decide import (
     Live,
     Paging,
     Source,
+    all_refused,
     build,
     by_name_only,
     credentials,
     decide,
     dialects,
+    expand,
     filter_candidates,
     fit_pages,
-    instances,
     pocketbase,
     probe_sort,
     propose,
     ref_inputs,
     refine,
+    refusal,
     settle,
     sort_param,
     sources_of,
@@ -53,9 +56,7 @@ from .live import Exchange, ProbeClient
 from .sources import (
     Pages,
     Roots,
-    SpecCollection,
     SpecDoc,
-    SpecRoute,
     SpecRoutes,
     discover,
     find_roots,
@@ -243,21 +244,21 @@ def _probe(
         pages = read_pages(client, first)
         findings.extend(pages.findings)
     if client is not None and nested:
-        colls, rest, findings = _instances(client, colls, nested, rest, findings)
+        colls, rest, findings = expand(client, colls, nested, rest, findings)
     sources = sources_of(colls, roots, routes, _collection_paths(options), pages.found)
     native.adopt(sources)
     progress(f"collections: {', '.join(sources) or 'none'}")
     live = Live(client, sources, progress) if client else None
     if live is not None:
         live.observe()
-        if _all_refused(live.client, sources):
+        if all_refused(live.client, sources):
             found = [
                 *findings,
                 *(s.obs.finding for s in sources.values() if s.obs and s.obs.finding),
             ]
             ident = _app_id(options, routes)
             unmapped = _unmapped(found, spec, roots, pages)
-            raise _refused(live.client, routes, headers, ident, unmapped)
+            raise refusal(live.client, routes, headers, ident, unmapped)
     paging = _paging(sources, live)
     pagination = dict(paging.pagination) if paging else {"style": "none"}
     if live is not None:
@@ -302,56 +303,6 @@ def _probe(
         # Credentials in the URL itself never reach the file: no default then.
         base_url=str(client.base.url) if client and not client.base.url.userinfo else None,
     )  # fmt: skip
-
-
-def _instances(
-    client: ProbeClient, colls: list[SpecCollection], nested: list[SpecCollection],
-    rest: list[SpecRoute], findings: list[Finding],
-) -> tuple[list[SpecCollection], list[SpecRoute], list[Finding]]:  # fmt: skip
-    """Templated collections walked into concrete ones; their routes are then no
-    operation candidates, and their ``nested-collection`` findings are gone."""
-    found = instances(client, nested, {c.name: c.path for c in colls}, {c.name for c in colls})
-    done = {c.path for c in found.expanded}
-    claimed = {(m, c.path) for c in found.expanded for m in c.methods}
-    claimed |= {(m, c.detail_path) for c in found.expanded for m in c.detail_methods}
-    kept = [f for f in findings if not (f.code == "nested-collection" and f.path in done)]
-    return (
-        [*colls, *found.collections],
-        [r for r in rest if (r.method, r.path) not in claimed],
-        [*kept, *found.findings],
-    )
-
-
-def _all_refused(client: ProbeClient, sources: Mapping[str, Source]) -> bool:
-    """Some request was refused (401/403) and no collection answered otherwise: the
-    probe could read nothing of the data, whatever a public spec said."""
-    answered = (
-        s.obs is not None and (s.obs.finding is None or s.obs.finding.code != "auth-refused")
-        for s in sources.values()
-    )
-    return bool(client.refused) and not any(answered)
-
-
-def _refused(
-    client: ProbeClient, routes: SpecRoutes | None, headers: Sequence[HeaderArg], ident: str,
-    unmapped: list[Finding],
-) -> AuthRefused:  # fmt: skip
-    """Nothing mapped and the API refused the prober: say which ``--header`` to pass."""
-    refused = client.refused
-    challenges = [c for a in refused for c in a.headers.get_list("www-authenticate")]
-    bodies = [a.text for a in refused if a.text]
-    schemes = routes.schemes if routes else {}
-    hint, why = header_hint(challenges, bodies, schemes, routes.security if routes else (),
-                            env_prefix(ident))  # fmt: skip
-    statuses = "/".join(sorted({str(a.status) for a in refused}))
-    given = ", ".join(h.name for h in headers)
-    told = f"the credentials given ({given}) were refused" if headers else "no credentials given"
-    count = f"{len(refused)} request{'' if len(refused) == 1 else 's'}"
-    message = (
-        f"every read of the API's data was refused ({count} answered {statuses}; {told}): "
-        f"pass --header '{hint}' ({why}), with {env_prefix(ident)}_TOKEN set"
-    )
-    return AuthRefused(message, hint, unmapped)
 
 
 def _upstream(

@@ -23,7 +23,7 @@ from urllib.parse import quote
 from .._errors import Finding
 from .._naming import entity_name, identifier, is_placeholder, segments, target_names
 from ..live import ProbeClient, dig, envelope_of, records_of
-from ..sources import SpecCollection
+from ..sources import SpecCollection, SpecRoute
 
 MAX_INSTANCES = 20
 # Instances past the bound listed one by one in ``unmapped:``; the rest counted in one.
@@ -197,3 +197,21 @@ def _concrete(coll: SpecCollection, partial: _Partial, name: str) -> SpecCollect
     read = ", ".join(dict.fromkeys(partial.read))
     how = f"an instance of {coll.path} ({ids}), its parents listed by {read}"
     return replace(coll, name=name, path=partial.path, detail_path=detail, instance_of=how)
+
+
+def expand(
+    client: ProbeClient, colls: list[SpecCollection], nested: list[SpecCollection],
+    rest: list[SpecRoute], findings: list[Finding],
+) -> tuple[list[SpecCollection], list[SpecRoute], list[Finding]]:  # fmt: skip
+    """Templated collections walked into concrete ones; their routes are then no
+    operation candidates, and their ``nested-collection`` findings are gone."""
+    found = instances(client, nested, {c.name: c.path for c in colls}, {c.name for c in colls})
+    done = {c.path for c in found.expanded}
+    claimed = {(m, c.path) for c in found.expanded for m in c.methods}
+    claimed |= {(m, c.detail_path) for c in found.expanded for m in c.detail_methods}
+    kept = [f for f in findings if not (f.code == "nested-collection" and f.path in done)]
+    return (
+        [*colls, *found.collections],
+        [r for r in rest if (r.method, r.path) not in claimed],
+        [*kept, *found.findings],
+    )
