@@ -251,7 +251,8 @@ def _probe(
     live = Live(client, sources, progress) if client else None
     if live is not None:
         live.observe()
-        if all_refused(live.client, sources):
+        public = [p for p in (first.path if first else None, spec and spec.upstream_path) if p]
+        if all_refused(live.client, sources, public):
             found = [
                 *findings,
                 *(s.obs.finding for s in sources.values() if s.obs and s.obs.finding),

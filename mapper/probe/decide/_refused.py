@@ -7,7 +7,7 @@ holds): the probe stops with `AuthRefused`, naming the ``--header`` to pass
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from .._auth import HeaderArg
 from .._authhint import header_hint
@@ -18,14 +18,23 @@ from ..sources import SpecRoutes
 from ._entities import Source
 
 
-def all_refused(client: ProbeClient, sources: Mapping[str, Source]) -> bool:
+def all_refused(
+    client: ProbeClient, sources: Mapping[str, Source], public: Collection[str] = ()
+) -> bool:
     """Some request was refused (401/403) and no collection answered otherwise: the
-    probe could read nothing of the data, whatever a public spec said."""
-    answered = (
+    probe could read nothing of the data, whatever a public spec said. With no
+    collection found at all, only if most paths read were refused, beside the `public`
+    ones (the home page, the spec): a site whose pages answer while one refuses (an
+    admin page) has nothing mappable, it did not refuse the probe."""
+    if not client.refused:
+        return False
+    if not sources:
+        refused = {a.path for a in client.refused}
+        return len(refused) > len(client.answered - set(public) - refused)
+    return not any(
         s.obs is not None and (s.obs.finding is None or s.obs.finding.code != "auth-refused")
         for s in sources.values()
     )
-    return bool(client.refused) and not any(answered)
 
 
 def refusal(

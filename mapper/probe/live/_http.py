@@ -131,6 +131,8 @@ class ProbeClient:
         # Answers refusing the credentials the probe was given (401/403): when nothing
         # else could be read, they say the probe needs (other) credentials.
         self.refused: list[Exchange] = []
+        # The paths that answered 2xx to the prober's credentials.
+        self.answered: set[str] = set()
         inner = transport if transport is not None else httpx.HTTPTransport()
         self._http = httpx.Client(
             transport=ReadOnlyTransport(inner, self.base, headers),
@@ -221,4 +223,6 @@ class ProbeClient:
         )  # fmt: skip
         if response.status_code in (401, 403) and not anonymous:
             self.refused.append(answer)
+        elif answer.ok and not anonymous:
+            self.answered.add(path)
         return answer
