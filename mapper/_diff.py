@@ -1,10 +1,11 @@
 """`a2map diff OLD NEW`: what changed in meaning between two mappings.
 
 Both mappings are loaded and compared as `dump` writes them, so a default left
-out and the same default written are one meaning. Evidence, confidence, notes
-and layout are not meaning; entities, fields,
-types, enum values, refs, filters, sort, operations, the upstream's behaviour
-and what is unmapped are. The last line says whether ``schemaVersion`` (what
+out and the same default written are one meaning; the URL's own default
+(``${X_URL:-http://…}``, where the app ran when probed) is not meaning either.
+Evidence, confidence, notes and layout are not meaning; entities, fields, types,
+enum values, refs, filters, sort, operations, the upstream's behaviour and what is
+unmapped are. The last line says whether ``schemaVersion`` (what
 agents see in describe) moves. Exit 0 same meaning, 1 changed, 2 unusable input.
 """
 
@@ -15,7 +16,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from runtime.mapping import READ_ONLY, MappingError, dump, load_document, load_mapping_text
+from runtime.mapping import (
+    READ_ONLY,
+    MappingError,
+    dump,
+    load_document,
+    load_mapping_text,
+    without_defaults,
+)
 from runtime.mapping import Mapping as MappingModel
 from runtime.protocol import schema_version
 
@@ -131,9 +139,17 @@ def diff_docs(
     return _diff(_canonical(old), _canonical(new))
 
 
+def _upstream(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """A template's default (`${X_URL:-http://…}`) is where the app ran, not meaning."""
+    upstream = dict(doc["upstream"])
+    if isinstance(upstream.get("baseUrl"), str):
+        upstream["baseUrl"] = without_defaults(upstream["baseUrl"])
+    return upstream
+
+
 def _diff(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     lines = _changes("app", old["app"], new["app"], ("id", "name", "version"))
-    lines += _changes("upstream", old["upstream"], new["upstream"], UPSTREAM_KEYS)
+    lines += _changes("upstream", _upstream(old), _upstream(new), UPSTREAM_KEYS)
     mods_before = [m["name"] for m in old.get("modules") or []]
     mods_after = [m["name"] for m in new.get("modules") or []]
     lines += [f"+ modules.{m}" for m in mods_after if m not in mods_before]

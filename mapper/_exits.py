@@ -8,7 +8,7 @@ FAILED and USAGE are the same codes as each command reads them.
 
 | command | 0 | 1 | 2 |
 |---|---|---|---|
-| `probe` | mapped | nothing mappable | usage, or the upstream unreachable |
+| `probe` | mapped | nothing mappable | usage, the upstream unreachable, or every read refused |
 | `lint` | every file valid | a file invalid | usage (no such file, unreadable) |
 | `review` | reviewed | the mapping invalid | usage (no such file, unreadable) |
 | `diff` | same meaning | changed | unusable input |

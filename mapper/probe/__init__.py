@@ -12,6 +12,7 @@ from ._command import summary as probe_summary
 from ._command import write_draft as write_draft
 from ._draft import Draft as Draft
 from ._errors import REASONS as REASONS
+from ._errors import AuthRefused as AuthRefused
 from ._errors import Finding as Finding
 from ._errors import NothingMappable as NothingMappable
 from ._errors import ProbeError as ProbeError
@@ -27,7 +28,7 @@ from .render import build_mapping as build_mapping
 from .render import render as render
 
 __all__ = [
-    "REASONS", "SAFE_METHODS", "Draft", "Finding", "NothingMappable",
+    "REASONS", "SAFE_METHODS", "AuthRefused", "Draft", "Finding", "NothingMappable",
     "ProbeError", "ProbeOptions", "ProbeRun", "ReadOnlyTransport", "RefusedRequest",
     "UnreachableError", "UsageError", "Written", "build_mapping", "probe", "probe_command",
     "probe_summary", "render", "write_draft",

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 from runtime.mapping import Mapping, Problem, check_document, dump, dump_yaml
 
 from .._exits import Exit
-from ._errors import Finding, NothingMappable, ProbeError, UsageError
+from ._errors import AuthRefused, Finding, NothingMappable, ProbeError, UsageError
 from ._run import ProbeOptions, ProbeRun, probe
 from .render import build_mapping, header, variables
 
@@ -101,12 +101,14 @@ def probe_command(
         run = probe(options, progress=lambda line: _say(line, err))
     except ProbeError as exc:
         _say(exc.message, err)
-        findings = exc.findings if isinstance(exc, NothingMappable) else ()
+        findings = exc.findings if isinstance(exc, (NothingMappable, AuthRefused)) else ()
         for f in findings:
             _say(f"  unmapped {f.method or ''} {f.path}: {f.reason}", err)
         if as_json:
             report = {"ok": False, "exit": exc.exit_code, "error": exc.message,
                       "unmapped": _findings(findings)}  # fmt: skip
+            if isinstance(exc, AuthRefused):
+                report["header"] = exc.header
             print(json.dumps(report, sort_keys=True), file=out)
         return exc.exit_code
     written = write_draft(run, schema_comment=(output.parent / "mapping.schema.json").is_file())

@@ -157,3 +157,5 @@ class Draft:
     # Decisions without an evidence slot in the format (pagination, auth, errors,
     # dialect, sort), each as "<what>: <decision> (<source>: <why>; ...)".
     notes: list[str] = field(default_factory=list)
+    # The URL probed: written as the default of ``${<APP>_URL}`` (None with a spec alone).
+    base_url: str | None = None

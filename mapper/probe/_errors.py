@@ -4,6 +4,8 @@ ProbeError                 the prober cannot do its job; exit code on the class
   ├─ UsageError            bad arguments, unset environment variable, unreadable spec (2)
   ├─ UnreachableError      the upstream (or the named spec URL) does not answer (2)
   ├─ RefusedRequest        a request the prober must never send (a bug, never caught)
+  ├─ AuthRefused           nothing mapped and the API refused the prober (401/403):
+  │                        the message says which --header to pass (2)
   └─ NothingMappable       every source was read and nothing could be mapped (1)
 
 Finding                    the foreign API is wrong or unmappable here: a value, not
@@ -43,6 +45,7 @@ REASONS: dict[str, str] = {
     "system-collection": "the upstream's own bookkeeping collection (PocketBase's _superusers, …)",
     "auth-collection": "accounts managed through the upstream's own auth routes",
     "hidden-field": "a field the upstream hides from its ordinary API clients",
+    "instance-limit": "an instance of a templated collection past the number the probe maps",
 }
 
 
@@ -80,6 +83,16 @@ class UnreachableError(ProbeError):
 
 class RefusedRequest(ProbeError):
     """A request the prober must never send: a write method, or a URL outside the base."""
+
+
+class AuthRefused(ProbeError):
+    """Nothing could be mapped and the API refused the prober's requests (401/403):
+    not an answer about the API, so no mapping of nothing is written."""
+
+    def __init__(self, message: str, header: str, findings: Sequence[Finding] = ()) -> None:
+        super().__init__(message)
+        self.header = header
+        self.findings = tuple(findings)
 
 
 class NothingMappable(ProbeError):

@@ -1,11 +1,13 @@
 """The probe, start to end: sources read, evidence merged, one draft out.
 
-spec (given or well-known) ─┐
-API roots and links ────────┼─> collections ─> live samples, OPTIONS, detail reads
-                            │                    ├─ pagination (+ a size probe)
-                            │                    ├─ refs (one lookup GET each)
-                            │                    └─ sort fields (up/down probes)
-spec routes not CRUD ───────┴─> operations
+spec (given, linked, well-known) ─┐
+  its templated collections ──────┤ (instances walked from their parent listings)
+API roots and links ──────────────┼─> collections ─> live samples, OPTIONS, detail reads
+HTML pages' JSON renderings ──────┤      │             ├─ pagination (+ a size probe)
+                                  │      │             ├─ refs (one lookup GET each)
+                                  │      │             └─ sort fields (up/down probes)
+                                  │      └─ every read refused: stop, name the --header
+spec routes not CRUD ─────────────┴─> operations
 """
 
 from __future__ import annotations
@@ -27,11 +29,13 @@ from .decide import (
     Live,
     Paging,
     Source,
+    all_refused,
     build,
     by_name_only,
     credentials,
     decide,
     dialects,
+    expand,
     filter_candidates,
     fit_pages,
     pocketbase,
@@ -39,6 +43,7 @@ from .decide import (
     propose,
     ref_inputs,
     refine,
+    refusal,
     settle,
     sort_param,
     sources_of,
@@ -47,15 +52,17 @@ from .decide import (
     unclaimed,
     with_size_cap,
 )
-from .live import ProbeClient
+from .live import Exchange, ProbeClient
 from .sources import (
+    Pages,
     Roots,
     SpecDoc,
     SpecRoutes,
     discover,
     find_roots,
-    group,
+    group_all,
     load_given,
+    read_pages,
     read_routes,
 )
 
@@ -176,10 +183,15 @@ def _collection_paths(options: ProbeOptions) -> list[str]:
     return paths
 
 
-def _load_spec(options: ProbeOptions, client: ProbeClient | None) -> SpecDoc | None:
+def _load_spec(
+    options: ProbeOptions, client: ProbeClient | None, first: Exchange | None, notes: list[str]
+) -> SpecDoc | None:
     if options.openapi:
         return load_given(options.openapi, client)
-    return discover(client) if client is not None else None
+    spec = discover(client, first, notes) if client is not None else None
+    if spec is not None and spec.found is not None:
+        notes.append(f"spec: {spec.location} ({spec.found})")
+    return spec
 
 
 def probe(
@@ -217,20 +229,37 @@ def _probe(
     progress: Progress,
 ) -> Draft:  # fmt: skip
     first = client.reach() if client else None
-    spec = _load_spec(options, client)
+    spec_notes: list[str] = []
+    spec = _load_spec(options, client, first, spec_notes)
     progress(f"spec: {spec.location} ({spec.source})" if spec else "spec: none found")
     routes = read_routes(spec, client.base.url.path if client else "") if spec else None
-    colls, rest, findings = group(routes) if routes else ([], [], [])
+    colls, nested, rest, findings = group_all(routes) if routes else ([], [], [], [])
     native = pocketbase(client, first if routes is None else None)  # its collection schema
     colls, findings = [*colls, *native.schema.collections], [*findings, *native.schema.findings]
     roots = find_roots(client, first) if client else Roots()
     findings.extend(roots.findings)
-    sources = sources_of(colls, roots, routes, _collection_paths(options))
+    # No spec and no API root named a collection: an HTML home page may link them.
+    pages = Pages()
+    if client is not None and first is not None and not colls and not roots.links:
+        pages = read_pages(client, first)
+        findings.extend(pages.findings)
+    if client is not None and nested:
+        colls, rest, findings = expand(client, colls, nested, rest, findings)
+    sources = sources_of(colls, roots, routes, _collection_paths(options), pages.found)
     native.adopt(sources)
     progress(f"collections: {', '.join(sources) or 'none'}")
     live = Live(client, sources, progress) if client else None
     if live is not None:
         live.observe()
+        public = [p for p in (first.path if first else None, spec and spec.upstream_path) if p]
+        if all_refused(live.client, sources, public):
+            found = [
+                *findings,
+                *(s.obs.finding for s in sources.values() if s.obs and s.obs.finding),
+            ]
+            ident = _app_id(options, routes)
+            unmapped = _unmapped(found, spec, roots, pages)
+            raise refusal(live.client, routes, headers, ident, unmapped)
     paging = _paging(sources, live)
     pagination = dict(paging.pagination) if paging else {"style": "none"}
     if live is not None:
@@ -246,7 +275,7 @@ def _probe(
         sources, entities, routes, live, headers, pagination, ident
     )
     page_notes = [f"upstream.pagination: {n}" for n in (paging.notes if paging else [])]
-    notes = [*auth_notes, *page_notes, *fit_notes, *notes]
+    notes = [*spec_notes, *auth_notes, *page_notes, *fit_notes, *notes]
     _filters_and_sorts(sources, entities, live, upstream.errors == "drf", upstream.dialect,
                        pagination.get("size"), notes)  # fmt: skip
     refine(sources, entities, upstream, live.fetch if live else None, notes)
@@ -259,7 +288,7 @@ def _probe(
         ops, op_findings = propose(pending, colls_mapped, by_entity, routes.resolver, "api",
                                    routes.source)  # fmt: skip
         findings.extend(op_findings)
-    unmapped = _unmapped(findings, spec, roots)
+    unmapped = _unmapped(findings, spec, roots, pages)
     if not entities:
         raise NothingMappable("nothing could be mapped: no collection with typed records", unmapped)
     modules: dict[str, str | None] = {}
@@ -271,7 +300,9 @@ def _probe(
         app_id=ident, upstream=upstream, app_name=routes.title if routes else None,
         app_version=routes.version if routes else None, modules=modules, entities=entities,
         operations=ops, unmapped=unmapped, notes=notes,
-        sources=[*_sources_used(spec, roots, live), *native.used()],
+        sources=[*_sources_used(spec, roots, live, pages), *native.used()],
+        # Credentials in the URL itself never reach the file: no default then.
+        base_url=str(client.base.url) if client and not client.base.url.userinfo else None,
     )  # fmt: skip
 
 
@@ -296,18 +327,23 @@ def _upstream(
     return upstream, auth_notes, [*dialect_notes, *notes]
 
 
-def _unmapped(findings: list[Finding], spec: SpecDoc | None, roots: Roots) -> list[Finding]:
+def _unmapped(
+    findings: list[Finding], spec: SpecDoc | None, roots: Roots, pages: Pages
+) -> list[Finding]:
     if spec is not None and spec.upstream_path is not None:
         detail = f"the API's own {spec.source} document, not data"
         findings.append(Finding(spec.upstream_path, "spec-document", detail, "GET"))
     for root in roots.roots:
         findings.append(Finding(root, "api-root", "an index of the collections, not data", "GET"))
+    for page in pages.pages:
+        findings.append(Finding(page, "api-root", "an HTML page linking the collections", "GET"))
     return sorted(set(findings), key=lambda f: (f.path, f.method or "", f.code, f.detail))
 
 
-def _sources_used(spec: SpecDoc | None, roots: Roots, live: Live | None) -> list[str]:
+def _sources_used(spec: SpecDoc | None, roots: Roots, live: Live | None, pages: Pages) -> list[str]:
     used = [f"{spec.source}: {spec.location}"] if spec else []
     used.extend(f"links: {r}" for r in roots.roots)
+    used.extend(f"links: {p} (HTML)" for p in pages.pages)
     if live is not None:
         used.extend(live.used())
     return used

@@ -9,6 +9,7 @@ from ._dump import dump_evidence as dump_evidence
 from ._dump import dump_yaml as dump_yaml
 from ._errors import MappingError as MappingError
 from ._errors import Problem as Problem
+from ._interpolate import without_defaults as without_defaults
 from ._loader import check_document as check_document
 from ._loader import check_text as check_text
 from ._loader import content_hash as content_hash
@@ -66,7 +67,8 @@ __all__ = [
     "Serve", "SortSpec", "Unmapped", "Upstream", "WriteSpec", "check_document", "check_text",
     "compile_auth", "compile_pagination", "compile_predicate", "content_hash", "declared_type",
     "default_label", "dump", "dump_evidence", "dump_predicate", "dump_yaml",
-    "load_document", "load_mapping", "load_mapping_text", "schema", "served_values", "yaml_text",
+    "load_document", "load_mapping", "load_mapping_text", "schema", "served_values",
+    "without_defaults", "yaml_text",
 ]  # fmt: skip
 
 # verification stamps (written by `a2map verify`, read by the serve gate)

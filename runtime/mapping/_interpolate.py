@@ -105,5 +105,31 @@ def resolve(template: str, env: Mapping[str, str]) -> str:
     return out
 
 
+def without_defaults(text: str) -> str:
+    """Every ``${VAR:-default}`` read as ``${VAR}``.
+
+    A default says where the app ran when it was probed (a sample's port, the owner's
+    host), not what the mapping means: the content hash and a re-probe's comparison
+    read it this way, so a new port keeps the stamp and the checked-in bytes.
+    """
+    return TEMPLATE.sub(lambda m: "${" + m.group(1) + "}", text)
+
+
+def hash_form(doc: object) -> object:
+    """The document with the defaults of its upstream templates dropped (see above)."""
+
+    def strip(node: object) -> object:
+        if isinstance(node, dict):
+            return {key: strip(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [strip(value) for value in node]
+        return without_defaults(node) if isinstance(node, str) else node
+
+    # Templates live only under `upstream` (check_templates refuses them elsewhere).
+    if isinstance(doc, dict) and "upstream" in doc:
+        return {**doc, "upstream": strip(doc["upstream"])}
+    return doc
+
+
 def variables(template: str) -> tuple[str, ...]:
     return tuple(m.group(1) for m in TEMPLATE.finditer(template))

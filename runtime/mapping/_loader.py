@@ -13,7 +13,7 @@ import yaml
 
 from ._compile import compile_document
 from ._errors import MappingError, PathPart, Problem
-from ._interpolate import MissingVariable, check_templates
+from ._interpolate import MissingVariable, check_templates, hash_form
 from ._model import Mapping as MappingModel
 from ._schema import validate_document
 from ._semantics import check_semantics
@@ -23,8 +23,11 @@ _SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def content_hash(doc: Any) -> str:
-    """Canonical hash of the document as written (before `${VAR}` substitution)."""
-    canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Canonical hash of the document as written (before `${VAR}` substitution), a
+    template's default read as absent (`${VAR:-x}` as `${VAR}`)."""
+    canonical = json.dumps(
+        hash_form(doc), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

@@ -108,6 +108,18 @@ SCENARIOS: list[tuple[str, Edit, list[str], bool]] = [
         False,
     ),
     (
+        "the URL's default only",
+        lambda d: d["upstream"].update(baseUrl="${KANBAN_URL:-http://127.0.0.1:41999}"),
+        [],
+        False,
+    ),
+    (
+        "the URL's variable",
+        lambda d: d["upstream"].update(baseUrl="${BOARD_URL:-http://127.0.0.1:8000}"),
+        ["~ upstream: baseUrl ${KANBAN_URL} -> ${BOARD_URL}"],
+        False,
+    ),
+    (
         "unmapped",
         lambda d: d["unmapped"].append({"path": "/x", "reason": "non-json: text"}),
         ["+ unmapped /x: non-json: text"],

@@ -18,6 +18,7 @@ import yaml
 from typer.testing import CliRunner, Result
 
 from mapper.cli import app
+from runtime.mapping import without_defaults
 from tests.fixtures.runtime import GrantSpec, RuntimeServer, mapping_variant, start_runtime
 from tests.fixtures.stacks import StackServer
 
@@ -48,6 +49,19 @@ def probe_twice(
         assert result.exit_code == 0, result.output
         outputs.append(where / name)
     return outputs
+
+
+def checked_in_form(probed: bytes) -> bytes:
+    """A probed file as `mappings/` keeps it: ``${X_URL:-http://127.0.0.1:PORT}`` read as
+    ``${X_URL}`` (the content hash reads it so too), since the default only says where the
+    sample ran this time."""
+    return without_defaults(probed.decode("utf-8")).encode("utf-8")
+
+
+def without_url_default(text: str, variable: str, url: str) -> str:
+    """The probed URL is written once, as its variable's default; the text without it."""
+    assert f'baseUrl: "${{{variable}:-{url}}}"' in text
+    return without_defaults(text)
 
 
 def lint(path: Path) -> Result:

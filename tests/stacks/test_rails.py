@@ -1,12 +1,14 @@
 """Rails (`samples/rails_kanban`), probed, verified and served end to end.
 
-One Rails app (seed `rich`), its collections named with `--collection` as Rails lists
-them nowhere: the probe writes the checked-in mapping byte for byte, `a2map verify` proves
+One Rails app (seed `rich`), probed from its root URL and its token alone: no spec lists
+its collections, its HTML home page links their index pages, whose JSON renderings the
+probe finds. The probe writes the checked-in mapping byte for byte, `a2map verify` proves
 a copy, the runtime serves it, and every read and write is checked against Rails itself.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from runtime.mapping import load_mapping
 from tests.fixtures.runtime import start_runtime
 from tests.fixtures.stacks import StackServer, start_rails
 
@@ -24,13 +27,16 @@ from .support import (
     Read,
     Refusal,
     Through,
+    checked_in_form,
     declared_filters,
     dig,
     ids,
     lint,
+    probe_into,
     probe_twice,
     verified_copy,
     walked_in_small_pages,
+    without_url_default,
 )
 
 NAME = "rails-kanban.probed.yaml"
@@ -52,7 +58,6 @@ def env_of(server: StackServer) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def probed(server: StackServer, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     args = [server.url, "--header", HEADER, "--app-id", "rails-kanban"]
-    args += [arg for name in COLLECTIONS for arg in ("--collection", f"/api/{name}")]
     return probe_twice(tmp_path_factory, NAME, args, {"RAILS_KANBAN_TOKEN": str(server.token)})
 
 
@@ -76,7 +81,10 @@ def through(server: StackServer, verified: tuple[Path, dict[str, Any]]) -> Itera
 def test_probing_twice_gives_the_checked_in_bytes(probed: list[Path]) -> None:
     first, second = (p.read_bytes() for p in probed)
     assert first == second
-    assert first == CHECKED_IN.read_bytes(), "re-probe changed: run a2map probe and review the diff"
+    # Checked in as `${X_URL}`: the default is the port the sample happened to run on.
+    assert checked_in_form(first) == CHECKED_IN.read_bytes(), (
+        "re-probe changed: run a2map probe and review the diff"
+    )
 
 
 def test_the_probed_mapping_lints(probed: list[Path]) -> None:
@@ -84,11 +92,52 @@ def test_the_probed_mapping_lints(probed: list[Path]) -> None:
     assert result.exit_code == 0, result.output
 
 
+def test_without_the_token_the_probe_writes_nothing_and_names_the_header(
+    server: StackServer, tmp_path: Path
+) -> None:
+    """The home page is public, every collection it links answers 401 with Rails'
+    `WWW-Authenticate: Token`: exit 2, nothing written, the header to pass named."""
+    result = probe_into(tmp_path, NAME, [server.url, "--app-id", "rails-kanban", "--json"], {})
+    assert result.exit_code == 2, result.output
+    assert not (tmp_path / NAME).exists()
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["header"] == "Authorization: Token ${RAILS_KANBAN_TOKEN}"
+    refused = sorted(u["path"] for u in report["unmapped"] if "auth-refused" in u["reason"])
+    assert refused == [f"/api/{name}" for name in COLLECTIONS]
+
+
 def test_no_secret_url_or_record_value_is_written(server: StackServer, probed: list[Path]) -> None:
-    text = probed[0].read_text()
+    text = without_url_default(probed[0].read_text(), "RAILS_KANBAN_URL", server.url)
     for leak in (str(server.token), server.url.rsplit(":", 1)[1], "127.0.0.1", "Welcome", "2026-"):
         assert leak not in text
     assert 'baseUrl: "${RAILS_KANBAN_URL}"' in text and "Token ${RAILS_KANBAN_TOKEN}" in text
+
+
+def test_the_probed_mapping_loads_with_only_its_secret_set(
+    server: StackServer, probed: list[Path]
+) -> None:
+    mapping = load_mapping(probed[0], env={"RAILS_KANBAN_TOKEN": str(server.token)})
+    assert mapping.upstream.base_url == server.url
+
+
+def test_the_root_url_alone_finds_every_collection_through_the_home_page(
+    probed: list[Path],
+) -> None:
+    doc = yaml.safe_load(probed[0].read_text())
+    assert sorted(doc["entities"]) == list(COLLECTIONS)
+    page = "linked from the HTML page /; JSON by Accept: application/json"
+    linked = {"source": "links", "detail": page}
+    for name in COLLECTIONS:
+        entity = doc["entities"][name]
+        assert entity["path"] == f"/api/{name}" and "detailPath" not in entity
+        assert linked in entity["evidence"]
+    home = {
+        "path": "/",
+        "method": "GET",
+        "reason": "api-root: an HTML page linking the collections",
+    }
+    assert doc["unmapped"] == [home]
+    assert doc["probe"]["sources"][0] == "links: / (HTML)"
 
 
 CARD = "entities.cards.fields."
@@ -296,3 +345,38 @@ def test_an_unreferenced_record_is_deleted(through: Through) -> None:
     gone = through.a2app("DELETE", f"{LISTS}/{ident}")
     assert gone.json()["deleted"] == ident
     assert through.direct(f"/api/lists/{ident}").status_code == 404
+
+
+# --------------------------------------------------------------------------- renderings
+
+
+def test_the_runtime_serves_rails_json_rendering_by_its_suffix(
+    server: StackServer, verified: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """A mapping whose tags are read and written at Rails' `.json` rendering
+    (`/api/tags.json`, `/api/tags/{id}.json`), as a probe of an app answering JSON only
+    there writes it. The usual detail route of that path (`/api/tags.json/{id}`) does not
+    exist, so each record read and write landing shows the runtime used the rendering."""
+    doc = yaml.safe_load(verified[0].read_text())
+    doc["entities"]["tags"].update(path="/api/tags.json", detailPath="/api/tags/{id}.json")
+    variant = tmp_path / NAME
+    variant.write_text(yaml.safe_dump(doc, sort_keys=False))
+    with start_runtime(variant, server, grants=GRANTS, env=env_of(server)) as rt:
+        through = Through(server, rt)
+        listed = through.records("tags", perPage="500", sort="name")
+        assert listed.status_code == 200, listed.text
+        direct = through.direct("/api/tags", sort="name", per_page=100).json()
+        assert [t["id"] for t in listed.json()["items"]] == ids(direct)
+        made = through.a2app("POST", "/api/collections/tags/records", {"name": "suffixed"})
+        assert made.status_code == 200, made.text
+        ident = made.json()["id"]
+        assert through.direct(f"/api/tags/{ident}").json()["name"] == "suffixed"
+        renamed = through.a2app("PATCH", f"/api/collections/tags/records/{ident}",
+                                {"name": "suffixed, renamed"})  # fmt: skip
+        assert renamed.json()["name"] == "suffixed, renamed"
+        assert through.direct(f"/api/tags/{ident}").json()["name"] == "suffixed, renamed"
+        read = through.a2app("GET", f"/api/collections/tags/records/{ident}")
+        assert read.json()["name"] == "suffixed, renamed"
+        gone = through.a2app("DELETE", f"/api/collections/tags/records/{ident}")
+        assert gone.json()["deleted"] == ident
+        assert through.direct(f"/api/tags/{ident}").status_code == 404

@@ -10,6 +10,9 @@ from ._expansions import settle as settle
 from ._filters import filter_candidates as filter_candidates
 from ._filters import probe_sort as probe_sort
 from ._filters import sort_param as sort_param
+from ._instances import Instances as Instances
+from ._instances import expand as expand
+from ._instances import instances as instances
 from ._leftovers import unclaimed as unclaimed
 from ._nospec import refine as refine
 from ._operations import propose as propose
@@ -20,6 +23,8 @@ from ._paging import spec_paging as spec_paging
 from ._pocketbase_draft import pocketbase as pocketbase
 from ._refs import by_name_only as by_name_only
 from ._refs import decide as decide
+from ._refused import all_refused as all_refused
+from ._refused import refusal as refusal
 from ._steps import Live as Live
 from ._steps import sources_of as sources_of
 from ._steps import template as template
@@ -27,8 +32,31 @@ from ._upstream import credentials as credentials
 from ._upstream import dialects as dialects
 
 __all__ = [
-    "Live", "Paging", "Source", "build", "by_name_only", "credentials", "decide",
-    "dialects", "filter_candidates", "fit_pages", "pocketbase", "probe_sort", "propose",
-    "ref_inputs", "refine", "settle", "sort_param", "sources_of", "spec_paging", "template",
-    "unclaimed", "with_size_cap",
+    "Instances",
+    "Live",
+    "Paging",
+    "Source",
+    "all_refused",
+    "build",
+    "by_name_only",
+    "credentials",
+    "decide",
+    "dialects",
+    "expand",
+    "filter_candidates",
+    "fit_pages",
+    "instances",
+    "pocketbase",
+    "probe_sort",
+    "propose",
+    "ref_inputs",
+    "refine",
+    "refusal",
+    "settle",
+    "sort_param",
+    "sources_of",
+    "spec_paging",
+    "template",
+    "unclaimed",
+    "with_size_cap",
 ]  # fmt: skip

@@ -29,6 +29,11 @@ class Source:
     module_summary: str | None = None
     spec_source: str = "openapi"
     refs: dict[str, RefDecision] = field(default_factory=dict)
+    # Linked from an HTML page (`page`), answering JSON by `rendering`; its detail
+    # route written the same way when that is not the usual one.
+    page: str | None = None
+    rendering: str | None = None
+    detail_hint: str | None = None
 
     @property
     def jsonapi(self) -> bool:
@@ -61,6 +66,8 @@ class Source:
             return self.obs.detail_path
         if self.spec is not None:
             return self.spec.detail_path.replace("{" + self.spec.id_param + "}", "{id}")
+        if self.detail_hint is not None:
+            return self.detail_hint
         return self.path.rstrip("/") + "/{id}" + ("/" if self.path.endswith("/") else "")
 
     def explicit_targets(self) -> dict[str, str]:
@@ -148,8 +155,13 @@ def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
     evidence: list[Ev] = []
     if src.spec is not None:
         evidence.append(Ev(src.spec_source, f"GET {src.spec.path} and {src.spec.detail_path}"))
+        if src.spec.instance_of is not None:
+            evidence.append(Ev("links", src.spec.instance_of))
     if src.root is not None:
         evidence.append(Ev("links", f"named by the API root {src.root}"))
+    if src.page is not None:
+        detail = f"linked from the HTML page {src.page}; JSON by {src.rendering}"
+        evidence.append(Ev("links", detail))
     if src.owner:
         evidence.append(Ev("owner", "named with --collection"))
     if src.obs is not None and src.obs.options is not None:

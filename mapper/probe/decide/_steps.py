@@ -8,9 +8,16 @@ from urllib.parse import quote
 
 from .._naming import entity_name, module_name, segments
 from ..live import Exchange, ProbeClient, dig
-from ..sources import Roots, SpecCollection, SpecRoutes
+from ..sources import (
+    ACCEPT_RENDERING,
+    PageCollection,
+    Roots,
+    SpecCollection,
+    SpecRoutes,
+    detail_renderings,
+)
 from ._entities import Source
-from ._observe import enlarge, observe, read_detail
+from ._observe import Observation, enlarge, observe, read_detail
 from ._paging import Paging, infer
 
 Progress = Callable[[str], None]
@@ -31,6 +38,7 @@ def sources_of(
     roots: Roots,
     routes: SpecRoutes | None,
     named: Sequence[str] = (),
+    pages: Mapping[str, PageCollection] | None = None,
 ) -> dict[str, Source]:
     """Spec collections, collections an API root names, and those the owner named;
     sorted by name."""
@@ -48,6 +56,10 @@ def sources_of(
             by_path[path].root = root
         elif name not in sources:
             sources[name] = Source(name, path, root=root)
+    for name, page in (pages or {}).items():
+        if page.path not in by_path and name not in sources:
+            sources[name] = Source(name, page.path, page=page.page, rendering=page.rendering,
+                                   detail_hint=page.detail_path)  # fmt: skip
     for path in named:
         by_path = {s.path: s for s in sources.values()}
         named_as = entity_name(path)
@@ -105,6 +117,18 @@ class Live:
                 continue
             enlarge(self.client, src.obs, size)
             read_detail(self.client, src.obs, template(src))
+            if src.rendering == ACCEPT_RENDERING and src.obs.detail_path is None:
+                self._other_detail(src.obs)
+
+    def _other_detail(self, obs: Observation) -> None:
+        """A page whose list answers JSON by Accept while its records answer only with a
+        suffix (``/boards/{id}.json``): the first detail rendering that reads back."""
+        for detail in detail_renderings(obs.path):
+            read_detail(self.client, obs, detail)
+            if obs.detail_path is not None:
+                # The routes tried first are not worth a note once one read back.
+                obs.notes = [n for n in obs.notes if not n.startswith("detail route ")]
+                return
 
     def lookup(self, target: str, value: Any) -> bool:
         """Whether `value` names a record at the target's detail route (one GET, cached)."""

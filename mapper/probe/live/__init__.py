@@ -2,6 +2,8 @@
 what a sampled answer says (envelopes, records, value kinds, the last record).
 """
 
+from ._html import HtmlLink as HtmlLink
+from ._html import html_links as html_links
 from ._http import SAFE_METHODS as SAFE_METHODS
 from ._http import Exchange as Exchange
 from ._http import ProbeClient as ProbeClient
@@ -23,8 +25,9 @@ from ._samples import values_at as values_at
 from ._values import kind_of as kind_of
 
 __all__ = [
-    "NEXT_KEYS", "SAFE_METHODS", "TOTAL_KEYS", "Envelope", "Exchange", "ProbeClient",
-    "ReadOnlyTransport", "classify", "dig", "envelope_of", "flatten_record", "has_ids",
+    "NEXT_KEYS", "SAFE_METHODS", "TOTAL_KEYS", "Envelope", "Exchange", "HtmlLink",
+    "ProbeClient", "ReadOnlyTransport", "classify", "dig", "envelope_of", "flatten_record",
+    "has_ids", "html_links",
     "jsonapi_targets", "kind_of", "last_record", "records_of", "sample_claims", "size_cap",
     "values_at",
 ]  # fmt: skip

@@ -128,6 +128,11 @@ class ProbeClient:
     ) -> None:
         self.base = BaseUrl(base_url)
         self.sent: Counter[str] = Counter()
+        # Answers refusing the credentials the probe was given (401/403): when nothing
+        # else could be read, they say the probe needs (other) credentials.
+        self.refused: list[Exchange] = []
+        # The paths that answered 2xx to the prober's credentials.
+        self.answered: set[str] = set()
         inner = transport if transport is not None else httpx.HTTPTransport()
         self._http = httpx.Client(
             transport=ReadOnlyTransport(inner, self.base, headers),
@@ -212,7 +217,12 @@ class ProbeClient:
             return Exchange(method, path, error=error)
         kind, body, text = classify(response)
         links = {str(rel): link for rel, link in response.links.items() if rel}
-        return Exchange(
+        answer = Exchange(
             method, path, response.status_code, kind, body, text, response.headers,
             response.url, links,
         )  # fmt: skip
+        if response.status_code in (401, 403) and not anonymous:
+            self.refused.append(answer)
+        elif answer.ok and not anonymous:
+            self.answered.add(path)
+        return answer

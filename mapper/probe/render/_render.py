@@ -2,7 +2,8 @@
 
 The draft is the probe's mutable accumulator; here it becomes the frozen model
 the runtime serves, so what the prober writes is exactly what the loader reads.
-No record values and no times reach it; the upstream URL is ``${<APP>_URL}``.
+No record values and no times reach it; the upstream URL is ``${<APP>_URL}``, with
+the probed URL as its default.
 """
 
 from __future__ import annotations
@@ -169,11 +170,22 @@ def _operation(op: OperationDraft) -> Operation:
     )
 
 
+def url_template(draft: Draft) -> str:
+    """``${<APP>_URL:-<the probed URL>}``: the mapping works as probed with only its
+    secrets set, and the variable still moves it (the hash ignores the default)."""
+    name = env_prefix(draft.app_id) + "_URL"
+    url = draft.base_url
+    # A URL the template grammar cannot carry stays a bare variable.
+    if not url or any(c in url for c in "}$ \t\n\"'"):
+        return "${" + name + "}"
+    return "${" + name + ":-" + url + "}"
+
+
 def build_mapping(draft: Draft) -> Mapping:
     """The draft as the runtime's frozen mapping, its content hash that of the file."""
     up = draft.upstream
     upstream = Upstream(
-        base_url="${" + env_prefix(draft.app_id) + "_URL}",
+        base_url=url_template(draft),
         auth=compile_auth(up.auth, str),
         headers=frozen(dict(up.headers)),
         pagination=compile_pagination(up.pagination),

@@ -1,11 +1,12 @@
 """One module per source a probe reads: OpenAPI 3 and Swagger 2 specs (found, loaded,
 resolved), DRF `OPTIONS`, PocketBase's collection schema, Rails and json-server
-conventions, API roots and their links.
+conventions, API roots and their links, HTML pages and their JSON renderings.
 """
 
 from ._bodies import FORM_BODY as FORM_BODY
 from ._collections import SpecCollection as SpecCollection
 from ._collections import group as group
+from ._collections import group_all as group_all
 from ._jsonserver import is_json_server as is_json_server
 from ._jsonserver import jsonserver_conventions as jsonserver_conventions
 from ._links import Roots as Roots
@@ -16,6 +17,11 @@ from ._openapi import body_fields as body_fields
 from ._openapi import read_routes as read_routes
 from ._options import OptionsView as OptionsView
 from ._options import read_options as read_options
+from ._pages import ACCEPT_RENDERING as ACCEPT_RENDERING
+from ._pages import PageCollection as PageCollection
+from ._pages import Pages as Pages
+from ._pages import detail_renderings as detail_renderings
+from ._pages import read_pages as read_pages
 from ._pocketbase import SOURCE as SOURCE
 from ._pocketbase import Schema as Schema
 from ._pocketbase import looks_like_pocketbase as looks_like_pocketbase
@@ -29,9 +35,11 @@ from ._specload import discover as discover
 from ._specload import load_given as load_given
 
 __all__ = [
-    "FORM_BODY", "SOURCE", "OptionsView", "Resolver", "Roots", "Schema", "SchemaProblem",
-    "SpecCollection", "SpecDoc", "SpecRoute", "SpecRoutes", "body_fields", "discover",
-    "find_roots", "group", "is_json_server", "is_rails", "jsonserver_conventions",
-    "load_given", "looks_like_pocketbase", "rails_conventions", "read_options",
+    "ACCEPT_RENDERING", "FORM_BODY", "SOURCE", "OptionsView", "PageCollection", "Pages",
+    "Resolver", "Roots", "Schema", "SchemaProblem",
+    "SpecCollection", "SpecDoc", "SpecRoute", "SpecRoutes", "body_fields", "detail_renderings",
+    "discover",
+    "find_roots", "group", "group_all", "is_json_server", "is_rails", "jsonserver_conventions",
+    "load_given", "looks_like_pocketbase", "rails_conventions", "read_options", "read_pages",
     "read_routes", "read_schema",
 ]  # fmt: skip

@@ -43,6 +43,8 @@ class SpecCollection:
     # Expandable fields (an id, or the object when asked to expand it), by wire name.
     expands: dict[str, Expansion] = field(default_factory=dict)
     item_ref: str | None = None  # the ``$ref`` naming the record schema
+    # One instance of a templated route (``/bins/{bin_id}/records``): which, and how found.
+    instance_of: str | None = None
 
 
 def _details(by_path: dict[str, dict[str, SpecRoute]]) -> dict[tuple[str, bool], tuple[str, str]]:
@@ -111,6 +113,17 @@ def _fields(
 
 
 def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list[Finding]]:
+    """Collections, the routes left for operations, and what could not be grouped."""
+    collections, _, rest, findings = group_all(spec)
+    return collections, rest, findings
+
+
+def group_all(
+    spec: SpecRoutes,
+) -> tuple[list[SpecCollection], list[SpecCollection], list[SpecRoute], list[Finding]]:
+    """As `group`, with the templated collections (``/a/{a_id}/records``) too: each is
+    also a ``nested-collection`` finding until its instances are mapped."""
+    nested: list[SpecCollection] = []
     by_path: dict[str, dict[str, SpecRoute]] = {}
     for route in spec.routes:
         by_path.setdefault(route.path, {})[route.method] = route
@@ -125,12 +138,12 @@ def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list
         name = entity_name(path)
         if listing is None or detail is None or found is None or name is None:
             continue
-        if any(is_placeholder(s) for s in segments(path)):
+        templated = any(is_placeholder(s) for s in segments(path))
+        if templated:
             findings.append(
                 Finding(path, "nested-collection", "listed only under another record", "GET")
             )
             consumed.add(("GET", path))
-            continue
         detail_path, id_param = detail
         detail_routes = by_path[detail_path]
         item, items_key, keys = found
@@ -144,8 +157,9 @@ def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list
         )  # fmt: skip
         create = methods.get("POST") if "POST" in listed else None
         fields, required, problems = _fields(path, item, create, spec)
-        findings.extend(problems)
-        collections.append(
+        if not templated:
+            findings.extend(problems)
+        (nested if templated else collections).append(
             SpecCollection(
                 name=name, path=path, detail_path=detail_path, id_param=id_param,
                 tag=listing.tag, summary=listing.summary, fields=fields, required=required,
@@ -155,12 +169,14 @@ def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list
                 expands=expansions(item, spec.resolver), item_ref=schema_ref(item),
             )
         )  # fmt: skip
+        if templated:
+            continue  # its writes stay operations unless its instances are mapped
         consumed |= {(m, path) for m in listed}
         consumed |= {(m, detail_path) for m in kept}
     names = distinct_names([c.path for c in collections])
     collections = [replace(c, name=names[c.path]) for c in collections]
     rest = [r for r in spec.routes if (r.method, r.path) not in consumed]
-    return collections, rest, findings
+    return collections, nested, rest, findings
 
 
 def _sendable(route: SpecRoute) -> bool:

@@ -45,7 +45,9 @@ def _require(draft: FieldDraft, ev: Ev, why: str) -> None:
 
 def rails_conventions(entity: EntityDraft, records: Sequence[Mapping[str, Any]]) -> list[str]:
     """Writes, their wrapping key and required candidates; notes on each."""
-    wrap = singular(segments(entity.path)[-1]) if segments(entity.path) else entity.name
+    # The collection's own name: `/cards.json` and `/cards?format=json` are Rails' formats.
+    parts = segments(entity.path.split("?", 1)[0])
+    wrap = singular(parts[-1].removesuffix(".json")) if parts else entity.name
     entity.write = {"create": True, "update": "PATCH", "delete": True, "wrap": wrap}
     detail = (
         f"Rails resource routes (X-Runtime): POST, PATCH and DELETE, bodies under {wrap!r}; "

@@ -1,8 +1,10 @@
 """Find and read the API's own description: OpenAPI 3.0/3.1 or Swagger 2.
 
 A spec is given (a file, or a URL that is fetched once, without credentials
-unless it lies under the upstream), or found at the usual well-known paths
-under the upstream. Its ``servers:`` entries are never contacted.
+unless it lies under the upstream), or found where the root answer says it is
+(`_speclinks`: ``Link`` headers, links in a JSON or HTML root), else at the usual
+well-known paths under the upstream's base path. Only URLs under the base are
+fetched; its ``servers:`` entries are never contacted.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import httpx
 import yaml
 
 from .._errors import UnreachableError, UsageError
-from ..live import ProbeClient
+from ..live import Exchange, ProbeClient
+from ._speclinks import spec_links
 
 WELL_KNOWN = (
     "/openapi.json",
@@ -62,6 +65,8 @@ class SpecDoc:
     source: str  # openapi | swagger
     # The path under the upstream it was found at (listed as unmapped), if any.
     upstream_path: str | None = None
+    # Why it was read there when the API pointed at it (``Link rel="service-desc" on /``).
+    found: str | None = None
 
 
 def parse_spec(text: str) -> dict[str, Any] | None:
@@ -122,13 +127,40 @@ def _fetch_named(url: str, client: ProbeClient | None) -> SpecDoc:
     return SpecDoc(doc, url if where is None else where, _kind(doc), where)
 
 
-def discover(client: ProbeClient) -> SpecDoc | None:
-    """The first well-known path under the upstream that serves a spec."""
+# Links a root answer names, at most this many read.
+MAX_LINKED = 8
+
+
+def _linked(client: ProbeClient, first: Exchange, notes: list[str]) -> SpecDoc | None:
+    for link in spec_links(first)[:MAX_LINKED]:
+        url = client.resolve(link.href, first.url)
+        if url is None:
+            notes.append(f"spec: {link.why} names {link.href}, outside the upstream: not read "
+                         "(give it with --openapi)")  # fmt: skip
+            continue
+        answer = client.get(url, accept=SPEC_ACCEPT)
+        doc = parse_spec(answer.text) if answer.ok and answer.text is not None else None
+        path = client.relative(url)
+        if doc is not None:
+            return SpecDoc(doc, path, _kind(doc), path, link.why)
+        notes.append(f"spec: {link.why} names {path}: not an OpenAPI 3 or Swagger 2 document")
+    return None
+
+
+def discover(
+    client: ProbeClient, first: Exchange | None = None, notes: list[str] | None = None
+) -> SpecDoc | None:
+    """The spec the root answer (`first`) points at, else the first well-known path
+    under the base that serves one; what was tried and refused goes to `notes`."""
+    if first is not None:
+        found = _linked(client, first, notes if notes is not None else [])
+        if found is not None:
+            return found
     for path in WELL_KNOWN:
         answer = client.get(path, accept=SPEC_ACCEPT)
         if not answer.ok or answer.text is None:
             continue
         doc = parse_spec(answer.text)
         if doc is not None:
-            return SpecDoc(doc, path, _kind(doc), path)
+            return SpecDoc(doc, path, _kind(doc), path, "a well-known path; nothing linked one")
     return None

@@ -59,6 +59,39 @@ def _filtered(
 
 def rails(tables: Mapping[str, list[dict[str, Any]]]) -> Fake:
     """Rails + kaminari: bare arrays, ``page``/``per_page``, X-Total-Count; no spec, no OPTIONS."""
+    return Fake(rails_handler(tables))
+
+
+def html_site(tables: Mapping[str, list[dict[str, Any]]], lists_by: str = "suffix") -> Fake:
+    """A Rails-like app with an HTML home page linking its collections, every page HTML
+    (406 to a JSON Accept) and JSON only at ``.json``; with ``lists_by="accept"`` its
+    listings also answer JSON to Accept, its records still only at ``.json``."""
+    data = rails_handler(tables)
+    links = "".join(f'<a href="/{name}">{name.title()}</a>' for name in tables)
+    home = f'<html><body><a href="/up">Status</a>{links}</body></html>'
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        wants_json = "application/json" in request.headers.get("accept", "")
+        if path == "/":
+            return httpx.Response(200, html=home)
+        if path.endswith(".json"):
+            plain = request.url.copy_with(path=path.removesuffix(".json"))
+            return data(httpx.Request(request.method, plain, headers=request.headers))
+        listing = len([p for p in path.split("/") if p]) == 1
+        if listing and lists_by == "accept" and wants_json:
+            return data(request)
+        if path.strip("/").split("/")[0] not in tables:
+            return httpx.Response(404, text="")
+        return httpx.Response(406 if wants_json else 200, html="<html><body></body></html>")
+
+    return Fake(handle)
+
+
+def rails_handler(
+    tables: Mapping[str, list[dict[str, Any]]],
+) -> Callable[[httpx.Request], httpx.Response]:
+    """What `rails` answers, as a plain handler."""
 
     def handle(request: httpx.Request) -> httpx.Response:
         parts = [p for p in request.url.path.split("/") if p]
@@ -74,7 +107,7 @@ def rails(tables: Mapping[str, list[dict[str, Any]]]) -> Fake:
         body = _page(rows, int(params.get("page", "1")), size)
         return json_response(body, **{"X-Total-Count": str(len(rows)), "X-Runtime": "0.01"})
 
-    return Fake(handle)
+    return handle
 
 
 def json_server(tables: Mapping[str, list[dict[str, Any]]]) -> Fake:

@@ -15,6 +15,7 @@ and why the prober leaves them:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -27,7 +28,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mapper.cli import app
-from runtime.mapping import Field, load_mapping
+from runtime.mapping import Field, load_mapping, without_defaults
 from tests.fixtures.runtime import KANBAN_DRF, GrantSpec, start_runtime
 from tests.fixtures.servers import KanbanServer, start_kanban
 
@@ -79,13 +80,18 @@ def test_only_get_head_and_options_reach_the_sample(
 def test_probing_twice_gives_the_checked_in_bytes(probed_twice: list[Path]) -> None:
     first, second = (p.read_bytes() for p in probed_twice)
     assert first == second
-    assert first == PROBED.read_bytes(), "re-probe changed: run a2map probe and review the diff"
+    # Checked in as `${KANBAN_URL}`: the default is the port the sample happened to run on.
+    assert without_defaults(first.decode()).encode() == PROBED.read_bytes(), (
+        "re-probe changed: run a2map probe and review the diff"
+    )
 
 
 def test_no_secret_url_or_record_value_is_written(
     verbose_rich: KanbanServer, probed_twice: list[Path]
 ) -> None:
     text = probed_twice[0].read_text()
+    assert f'baseUrl: "${{KANBAN_URL:-{verbose_rich.url}}}"' in text  # the only place it is
+    text = without_defaults(text)
     port = verbose_rich.url.rsplit(":", 1)[1]
     for leak in (verbose_rich.token, port, "127.0.0.1", "card_seed", "card_r0", "2026-"):
         assert leak not in text
@@ -170,13 +176,28 @@ def test_an_api_answering_html_is_nothing_mappable(kanban_factory: Any, tmp_path
     assert '"ok": false' in result.stdout
 
 
-def test_without_credentials_the_spec_still_maps_and_refusals_are_listed(
-    kanban_rich: KanbanServer, tmp_path: Path
+@pytest.mark.parametrize(
+    ("given", "told"),
+    [((), "no credentials given"),
+     (("--header", "Authorization: Token not-the-token"),
+      "the credentials given (Authorization) were refused")],
+    ids=["no header", "a wrong token"],
+)  # fmt: skip
+def test_a_probe_refused_every_read_exits_2_naming_the_header(
+    kanban_rich: KanbanServer, tmp_path: Path, given: tuple[str, ...], told: str
 ) -> None:
+    """The spec is public but every collection answers 401: a mapping of the spec alone
+    would be a mapping of nothing read, so the probe says which header to pass."""
     out = tmp_path / "anon.yaml"
     env = {k: v for k, v in os.environ.items() if k != "KANBAN_TOKEN"}
-    result = runner.invoke(app, ["probe", kanban_rich.url, "-o", str(out)], env=env)
-    assert result.exit_code == 0, result.output
-    text = out.read_text()
-    assert text.count("auth-refused:") == 4
-    assert 'value: "Token ${KANBAN_TOKEN}"' in text
+    args = ["probe", kanban_rich.url, "-o", str(out), "--json", *given]
+    result = runner.invoke(app, args, env=env)
+    assert result.exit_code == 2, result.output
+    assert not out.exists()
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["header"] == "Authorization: Token ${KANBAN_TOKEN}"
+    assert told in report["error"] and "WWW-Authenticate: Token" in report["error"]
+    assert "--header 'Authorization: Token ${KANBAN_TOKEN}'" in result.stderr
+    refused = [u["path"] for u in report["unmapped"] if u["reason"].startswith("auth-refused")]
+    assert refused == ["/api/boards/", "/api/cards/", "/api/lists/", "/api/tags/"]
+    assert "not-the-token" not in result.output

@@ -13,7 +13,14 @@ import httpx
 import pytest
 import yaml
 
-from mapper.probe import NothingMappable, ProbeOptions, UnreachableError, probe, render
+from mapper.probe import (
+    AuthRefused,
+    NothingMappable,
+    ProbeOptions,
+    UnreachableError,
+    probe,
+    render,
+)
 from runtime.mapping import check_text
 
 from .fakes import (
@@ -21,6 +28,7 @@ from .fakes import (
     KANBAN_ROWS,
     Fake,
     drf_spec_only_server,
+    html_site,
     json_server,
     jsonapi,
     payload,
@@ -99,25 +107,39 @@ def _jsonapi(doc: dict[str, Any]) -> None:
     assert doc["upstream"]["envelope"] == {"item": "data"}
 
 
-def _drf_without_credentials(doc: dict[str, Any]) -> None:
-    assert doc["upstream"]["auth"] == {
-        "type": "header",
-        "name": "Authorization",
-        "value": "Token ${KANBAN_TOKEN}",
-    }
-    refused = [u for u in doc["unmapped"] if u["reason"].startswith("auth-refused")]
-    assert [u["path"] for u in refused] == [
-        "/api/boards/",
-        "/api/cards/",
-        "/api/lists/",
-        "/api/tags/",
-    ]
-    fields = doc["entities"]["cards"]["fields"]
-    assert fields["list"]["type"] == "string" and "ref candidate lists" in fields["list"]["note"]
-    assert fields["priority"]["evidence"] == ["openapi"]
+def _html_site(rendering: str, path: str, detail: str) -> Check:
+    def check(doc: dict[str, Any]) -> None:
+        assert sorted(doc["entities"]) == ["boards", "cards", "lists"]
+        cards = doc["entities"]["cards"]
+        assert (cards["path"], cards["detailPath"]) == (path, detail)
+        page = f"linked from the HTML page /; JSON by {rendering}"
+        assert {"source": "links", "detail": page} in cards["evidence"]
+        sources = [e if isinstance(e, str) else e["source"] for e in cards["evidence"]]
+        assert "lookup" in sources  # the detail route read a sampled record back
+        ref = cards["fields"]["list_id"]
+        assert (ref["type"], ref["entity"]) == ("ref", "lists")  # looked up at /lists/{id}.json
+        assert doc["upstream"]["errors"] == "rails" and cards["write"] == {"wrap": "card"}
+        root = {"path": "/", "method": "GET", "reason": "api-root: an HTML page linking the "
+                "collections"}  # fmt: skip
+        assert root in doc["unmapped"]
+        assert "links: / (HTML)" in doc["probe"]["sources"]
+
+    return check
 
 
 SCENARIOS: list[tuple[str, Fake, dict[str, Any], Check]] = [
+    (
+        "html site, JSON by suffix",
+        html_site(KANBAN_ROWS),
+        {},
+        _html_site(".json suffix", "/cards.json", "/cards/{id}.json"),
+    ),
+    (
+        "html site, lists by Accept, records by suffix",
+        html_site(KANBAN_ROWS, "accept"),
+        {},
+        _html_site("Accept: application/json", "/cards", "/cards/{id}.json"),
+    ),
     ("rails", rails(KANBAN_ROWS), {"collections": ("/boards", "/lists", "/cards")}, _rails),
     ("json-server", json_server(KANBAN_ROWS), {}, _json_server),
     (
@@ -125,12 +147,6 @@ SCENARIOS: list[tuple[str, Fake, dict[str, Any], Check]] = [
         jsonapi(KANBAN_ROWS, {"cards": {"list": "lists"}, "lists": {"board": "boards"}}),
         {},
         _jsonapi,
-    ),
-    (
-        "drf, no credentials",
-        drf_spec_only_server(payload("drf-openapi.json")),
-        {},
-        _drf_without_credentials,
     ),
 ]
 
@@ -146,6 +162,18 @@ def test_stacks(name: str, fake: Fake, options: dict[str, Any], check: Check) ->
     assert fake.methods() <= {"GET", "HEAD", "OPTIONS"}
     again = probe(ProbeOptions(url=BASE, **options), transport=fake.transport)
     assert render(again.draft) == text
+
+
+def test_a_probe_whose_every_read_was_refused_names_the_header() -> None:
+    """Only the spec answers: a mapping of it would hold nothing the API was seen to hold."""
+    fake = drf_spec_only_server(payload("drf-openapi.json"))
+    with pytest.raises(AuthRefused) as info:
+        probe(ProbeOptions(url=BASE), transport=fake.transport)
+    assert info.value.header == "Authorization: Token ${KANBAN_TOKEN}"
+    assert info.value.exit_code == 2 and "WWW-Authenticate: Token" in info.value.message
+    refused = [f.path for f in info.value.findings if f.code == "auth-refused"]
+    assert refused == ["/api/boards/", "/api/cards/", "/api/lists/", "/api/tags/"]
+    assert fake.methods() == {"GET"}
 
 
 def test_an_api_with_nothing_to_map_says_so() -> None:

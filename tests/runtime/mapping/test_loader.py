@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from runtime.mapping import Field, MappingError, load_mapping, load_mapping_text, schema
+from runtime.mapping import (
+    Field,
+    MappingError,
+    load_mapping,
+    load_mapping_text,
+    schema,
+    without_defaults,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "tests" / "runtime" / "mapping" / "invalid"
@@ -74,6 +81,24 @@ def test_hash_is_taken_before_interpolation() -> None:
     b = load_mapping_text(BASE, env={"DEMO_URL": "http://127.0.0.1:1234", "DEMO_TOKEN": "other"})
     assert a.content_hash == b.content_hash
     assert a.content_hash.startswith("sha256:") and len(a.content_hash) == 71
+
+
+@pytest.mark.parametrize(
+    "default", ["http://127.0.0.1:8000", "http://127.0.0.1:41234/api/", "https://example.test"]
+)
+def test_a_url_default_is_not_part_of_the_hash(default: str) -> None:
+    """Where the app ran when probed is not what the mapping means: a new port keeps the stamp."""
+    with_default = BASE.replace("${DEMO_URL}", "${DEMO_URL:-" + default + "}")
+    assert with_default != BASE
+    assert (
+        load_mapping_text(with_default, env=ENV).content_hash
+        == load_mapping_text(BASE, env=ENV).content_hash
+    )
+
+
+def test_without_defaults_reads_every_template_as_its_variable() -> None:
+    text = 'baseUrl: "${A_URL:-http://h:1/x}"\nvalue: "Token ${A_TOKEN}" ${B:-} ${C:-d}'
+    assert without_defaults(text) == 'baseUrl: "${A_URL}"\nvalue: "Token ${A_TOKEN}" ${B} ${C}'
 
 
 def test_hash_ignores_layout_but_not_content() -> None:

@@ -18,7 +18,7 @@ import httpx
 import pytest
 import yaml
 
-from mapper.probe import NothingMappable, ProbeOptions, probe, render
+from mapper.probe import AuthRefused, ProbeOptions, probe, render
 from mapper.probe._draft import Claim
 from mapper.probe.sources._pocketbase import claim_of
 from runtime.mapping import check_text
@@ -212,10 +212,11 @@ def test_the_mapping_lints_lists_what_it_leaves_out_and_reprobes_identically(
 
 
 def test_without_a_superuser_token_nothing_is_mapped_and_the_schema_says_why() -> None:
-    with pytest.raises(NothingMappable) as refused:
+    with pytest.raises(AuthRefused) as refused:
         _probe(pocketbase(), token=None)
     reasons = {(f.path, f.code) for f in refused.value.findings}
     assert ("/api/collections", "auth-refused") in reasons
+    assert refused.value.exit_code == 2 and refused.value.header.startswith("Authorization: ")
 
 
 CLAIMS: list[tuple[dict[str, Any], Claim | tuple[str, str]]] = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -47,6 +48,7 @@ def test_discovery_stops_at_the_first_spec_and_never_contacts_servers() -> None:
     fake = Fake(handler)
     found = discover(ProbeClient(BASE, {}, transport=fake.transport))
     assert found is not None and found.upstream_path == "/api/schema/"
+    assert found.found == "a well-known path; nothing linked one"
     asked = [path for _, path in fake.log]
     assert asked == list(WELL_KNOWN[: WELL_KNOWN.index("/api/schema/") + 1])
 
@@ -70,3 +72,70 @@ def test_a_given_url_under_the_upstream_uses_the_prober_client() -> None:
     assert found.upstream_path == "/api/schema/" and fake.log == [
         ("GET", "/api/schema/?format=json")
     ]
+
+
+SWAGGER_YAML = "swagger: '2.0'\npaths: {}\nbasePath: /v2\n"
+OPENAPI = {"openapi": "3.1.0", "paths": {}}
+
+
+@dataclass(frozen=True)
+class Linked:
+    name: str
+    base: str
+    root: httpx.Response
+    specs: dict[str, httpx.Response]
+    location: str | None  # where the spec was read (None: not found)
+    asked: list[str]  # every path asked, in order, after the root
+    note: str | None = None
+
+
+def _yaml(text: str) -> httpx.Response:
+    return httpx.Response(200, text=text, headers={"Content-Type": "application/yaml"})
+
+
+LINKED = [
+    Linked("a Link header, YAML, Swagger 2", BASE,
+           httpx.Response(200, json={}, headers={"Link": '</meta/api.yaml>; rel="service-desc"'}),
+           {"/meta/api.yaml": _yaml(SWAGGER_YAML)}, "/meta/api.yaml", ["/meta/api.yaml"]),
+    Linked("a JSON root naming it, under a prefix", BASE + "/shop/v1/",
+           httpx.Response(200, json={"openapi": "/shop/v1/docs/openapi.json"}),
+           {"/shop/v1/docs/openapi.json": httpx.Response(200, json=OPENAPI)},
+           "/docs/openapi.json", ["/shop/v1/docs/openapi.json"]),
+    Linked("an HTML home page's <link>, relative", BASE + "/app/",
+           httpx.Response(200, html='<html><head><link rel="describedby" href="spec.json">'),
+           {"/app/spec.json": httpx.Response(200, json=OPENAPI)}, "/spec.json",
+           ["/app/spec.json"]),
+    Linked("outside the base: never read, the well-known paths tried", BASE + "/api/",
+           httpx.Response(200, json={}, headers={"Link": '</openapi.json>; rel="service-desc"'}),
+           {"/openapi.json": httpx.Response(200, json=OPENAPI),
+            "/api/openapi.json": httpx.Response(200, json=OPENAPI)},
+           "/openapi.json", ["/api/openapi.json"],
+           'spec: Link rel="service-desc" on / names /openapi.json, outside the upstream: not '
+           "read (give it with --openapi)"),
+    Linked("a link to something else: noted, then the well-known paths", BASE,
+           httpx.Response(200, json={}, headers={"Link": '</schema.json>; rel="describedby"'}),
+           {"/schema.json": httpx.Response(200, json={"type": "object"}),
+            "/api/schema/": httpx.Response(200, json=OPENAPI)},
+           "/api/schema/", ["/schema.json", "/openapi.json", "/api/schema/"],
+           'spec: Link rel="describedby" on / names /schema.json: not an OpenAPI 3 or Swagger 2 '
+           "document"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", LINKED, ids=lambda c: c.name)
+def test_discovery_follows_what_the_root_answer_links(case: Linked) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.rstrip("/") == httpx.URL(case.base).path.rstrip("/"):
+            return case.root
+        return case.specs.get(request.url.path, httpx.Response(404, json={}))
+
+    fake = Fake(handler)
+    client = ProbeClient(case.base, {}, transport=fake.transport)
+    first = client.get("/")
+    notes: list[str] = []
+    found = discover(client, first, notes)
+    assert (found.location if found else None) == case.location
+    assert [path for _, path in fake.log[1:]] == case.asked
+    assert notes == ([case.note] if case.note else [])
+    if found is not None and case.note is None:
+        assert found.found is not None and found.upstream_path == found.location

@@ -1,5 +1,7 @@
 class ApplicationController < ActionController::API
   include ActionController::HttpAuthentication::Token::ControllerMethods
+  # respond_to: index pages render HTML for browsers and JSON otherwise.
+  include ActionController::MimeResponds
   include CrudActions
 
   before_action :authenticate

@@ -27,7 +27,11 @@ module CrudActions
     scope = crud_model.preload(crud_preload).where(filters)
     page = scope.order(order).page(params[:page]).per(per_page)
     pagination_headers(page)
-    render json: page
+    # JSON first: what `Accept: */*` and `.json` get; a browser's Accept gets the page.
+    respond_to do |format|
+      format.json { render json: page }
+      format.html { render html: index_page(page) }
+    end
   end
 
   def show
@@ -81,6 +85,20 @@ module CrudActions
   def per_page
     number = Integer(params[:per_page].to_s, exception: false)
     number if number&.positive?
+  end
+
+  def index_page(page)
+    title = crud_model.model_name.human.pluralize
+    label = (%w[name title] & crud_model.column_names).first || "id"
+    items = page.map do |record|
+      text = ERB::Util.html_escape(record.public_send(label))
+      %(<li><a href="#{request.path}/#{record.id}">#{text}</a></li>)
+    end
+    <<~HTML.html_safe
+      <!doctype html>
+      <html><head><title>#{title}</title></head>
+      <body><h1>#{title}</h1><ul>#{items.join}</ul><p><a href="/">Home</a></p></body></html>
+    HTML
   end
 
   def pagination_headers(page)
