@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import httpx
@@ -116,7 +116,6 @@ class Stack:
     # Where `a2map probe` needs more than the root URL and the credential, and why
     probe_extra: tuple[str, ...] = ()
     entity: str = "cards"
-    notes: tuple[str, ...] = field(default=())
     # Served by a gateway under this path prefix (tests/fixtures/prefixproxy.py), or not
     mount: str | None = None
 
@@ -137,9 +136,9 @@ STACKS: tuple[Stack, ...] = (
     Stack(
         name="django",
         start=lambda: start_kanban(seed="rich"),
-        app_id="kanban",
-        secret_header="Authorization: Token ${KANBAN_TOKEN}",
-        secrets=_token("KANBAN_TOKEN"),
+        app_id="drf-kanban",
+        secret_header="Authorization: Token ${DRF_KANBAN_TOKEN}",
+        secrets=_token("DRF_KANBAN_TOKEN"),
         paths={"cards": "/api/cards/", "lists": "/api/lists/", "boards": "/api/boards/",
                "tags": "/api/tags/"},
         walk=follow_next("results", "next"),
@@ -183,11 +182,6 @@ STACKS: tuple[Stack, ...] = (
         update={"title": "Checklist card, done", "done": True, "due": None},
         invalid=({"list_id": Ref("lists"), "due": "31-12-2026", "done": "yes", "nope": 1},
                  ("missing_required", "invalid_daykey", "invalid_boolean", "unknown_field")),
-        probe_extra=tuple(
-            arg for name in ("boards", "cards", "lists", "tags")
-            for arg in ("--collection", f"/api/{name}")
-        ),
-        notes=("its API links its collections nowhere a probe can read: named with --collection",),
     ),
     Stack(
         name="pocketbase",

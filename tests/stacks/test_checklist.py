@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -35,12 +34,9 @@ MAPPING = "probed.yaml"
 pytestmark = pytest.mark.timeout(600)
 
 
-def url_variable(app_id: str) -> str:
-    return re.sub(r"[^A-Z0-9]", "_", app_id.upper()) + "_URL"
-
-
-def env_of(stack: Stack, upstream: Upstream, front: str) -> dict[str, str]:
-    return {url_variable(stack.app_id): front, **stack.secrets(upstream)}
+def env_of(stack: Stack, upstream: Upstream) -> dict[str, str]:
+    """Only the secrets: a fresh mapping carries the probed URL as its variable's default."""
+    return stack.secrets(upstream)
 
 
 Snapshot = dict[str, list[str]]
@@ -105,7 +101,7 @@ def run(
     report_path = where / "report.json"
     done = subprocess.run(
         [sys.executable, "-m", "mapper", "verify", str(mapping), "--json", str(report_path)],
-        env={**os.environ, **env_of(stack, upstream, front)},
+        env={**os.environ, **env_of(stack, upstream)},
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -116,11 +112,11 @@ def run(
 
 
 @pytest.fixture(scope="module")
-def served(stack: Stack, upstream: Upstream, front: str, run: Run) -> Iterator[RuntimeServer]:
+def served(stack: Stack, upstream: Upstream, run: Run) -> Iterator[RuntimeServer]:
     """The probed mapping served through the verification gate (no --allow-unverified)."""
     if run.verify is None or run.verify.returncode != 0:
         pytest.fail(f"{stack.name}: nothing verified to serve (see the verify line)")
-    env = env_of(stack, upstream, front)
+    env = env_of(stack, upstream)
     with start_runtime(run.mapping, upstream, grants=GRANTS, env=env, verified=True) as rt:
         yield rt
 
