@@ -76,8 +76,8 @@ def fit_pages(
     refused: dict[str, Finding] = {}
     notes: list[str] = []
     for name, src in sources.items():
-        if src.spec is None:
-            continue
+        if src.spec is None or src.spec.list_path is not None:
+            continue  # a POST listing carries its own pagination
         params = [p.name for p in src.spec.query]
         if (finding := refuse(src.path, pagination, params)) is not None:
             refused[name] = finding

@@ -242,3 +242,17 @@ def spec_paging(
     if found["style"] != "none" and (nxt := _first(NEXT_KEYS, keys)):
         found["next"] = nxt
     return Paging(found, notes)
+
+
+def body_paging(items: str, body: Collection[str]) -> Paging:
+    """The paging of a POST listing, from the properties its JSON body declares."""
+    found: dict[str, Any] = {"items": items}
+    offset, size, page = _first(OFFSET_NAMES, body), _first(SIZE_NAMES, body), None
+    if offset and size:
+        found.update(style="offset", offset=offset, size=size)
+    elif page := _first(PAGE_NAMES, body):
+        found.update(style="page", page=page, **({"size": size} if size else {}))
+    else:
+        found["style"] = "none"
+    names = ", ".join(n for n in (offset, page, size) if n) or "no paging property"
+    return Paging(found, [f"spec: the POST body declares {names}: style {found['style']}"])

@@ -82,6 +82,10 @@ class Live:
 
     def observe(self) -> None:
         for src in self.sources.values():
+            if src.spec is not None and src.spec.list_path is not None:
+                # Listed by POST only: the probe sends no POST, so nothing is sampled.
+                self.progress(f"{src.name}: POST {src.spec.list_path}: not sent (read-only)")
+                continue
             hint = src.spec.id_param if src.spec else None
             src.obs = observe(self.client, src.name, src.path, hint)
             state = src.obs.finding.reason if src.obs.finding else "sampled"

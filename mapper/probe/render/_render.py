@@ -33,6 +33,7 @@ from runtime.mapping import (
     Upstream,
     WriteSpec,
     compile_auth,
+    compile_listing,
     compile_pagination,
     content_hash,
     default_label,
@@ -134,6 +135,7 @@ def entity_model(e: EntityDraft) -> Entity:
         ),
         evidence=tuple(e.evidence),
         confidence=e.confidence,
+        listing=compile_listing(e.listing),
     )
 
 
