@@ -4,7 +4,7 @@ Prefect is installed by ``samples/setup.sh`` into its own virtual environment un
 samples cache (``<cache>/prefect-3.9.1/venv``: it pins versions of FastAPI, SQLAlchemy
 and pydantic of its own). The server runs on SQLite in the data directory, without its
 UI and analytics. Once it answers, a new data directory is seeded through Prefect's own
-API (variables and flows); a reused one is left as it is.
+API (variables, flows and work pools); a reused one is left as it is.
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ SEEDED = "seeded"
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 # Enough records in `rich` for several pages of any small size, and names that sort
 # differently from their creation order.
-COUNTS = {"default": (3, 2), "rich": (45, 12)}
+COUNTS = {"default": (3, 2, 1), "rich": (45, 12, 3)}
 KINDS = ("text", "number", "flag", "object", "list")
 
 
 def main(argv: list[str] | None = None) -> int:
     return launch_main(
         "python -m samples.prefect_server",
-        f"Prefect {VERSION} server on 127.0.0.1 with seeded variables and flows "
+        f"Prefect {VERSION} server on 127.0.0.1 with seeded variables, flows and work pools "
         "(no credentials: token null).",
         prepare,
         argv,
@@ -90,12 +90,19 @@ def flow(n: int) -> dict[str, Any]:
             "labels": {"team": "data" if n % 2 else "ops"}}  # fmt: skip
 
 
+def work_pool(n: int) -> dict[str, Any]:
+    """Work pools are addressed by name (``/api/work_pools/{name}``), not by id."""
+    return {"name": f"pool-{n:02d}", "type": "process", "concurrency_limit": n + 1}
+
+
 def seed_records(url: str, seed: str) -> None:
-    variables, flows = COUNTS[seed]
+    variables, flows, pools = COUNTS[seed]
     for n in range(variables):
         call(url, "POST", "/api/variables/", variable(n))
     for n in range(flows):
         call(url, "POST", "/api/flows/", flow(n))
+    for n in range(pools):
+        call(url, "POST", "/api/work_pools/", work_pool(n))
 
 
 def call(url: str, method: str, path: str, body: Any = None) -> Any:
