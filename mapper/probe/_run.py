@@ -39,6 +39,7 @@ from .decide import (
     propose,
     ref_inputs,
     refine,
+    refuse_unwalkable,
     settle,
     sort_param,
     sources_of,
@@ -239,6 +240,7 @@ def _probe(
     _refs(sources, live)
     native.settle(sources, live)
     refused, fit_notes = fit_pages(sources, pagination)
+    refused.update(refuse_unwalkable(sources, paging))
     entities, problems = _entities({n: s for n, s in sources.items() if n not in refused})
     findings.extend([*refused.values(), *problems])
     settle(sources, entities)

@@ -14,6 +14,7 @@ from ._leftovers import unclaimed as unclaimed
 from ._nospec import refine as refine
 from ._operations import propose as propose
 from ._pagefit import fit_pages as fit_pages
+from ._pagefit import refuse_unwalkable as refuse_unwalkable
 from ._pagefit import with_size_cap as with_size_cap
 from ._paging import Paging as Paging
 from ._paging import spec_paging as spec_paging
@@ -32,3 +33,4 @@ __all__ = [
     "ref_inputs", "refine", "settle", "sort_param", "sources_of", "spec_paging", "template",
     "unclaimed", "with_size_cap",
 ]  # fmt: skip
+__all__ += ["refuse_unwalkable"]
