@@ -68,13 +68,16 @@ def pair_pages(page: str, size: str, fetch: Fetch, rows: Rows, notes: list[str])
     first = fetch({page: "1", size: "1"})
     why = why_not(first, rows[:1], len(rows))
     if why is None:
-        why = why_not(fetch({page: "2", size: "1"}), rows[1:2], len(rows))
-        if why is not None:
+        second = fetch({page: "2", size: "1"})
+        why = why_not(second, rows[1:2], len(rows))
+        if why is not None and why_not(second, rows[:1], len(rows)) is None:
+            why = f"{page}=2 answered the first record again: {page} is ignored"
+        elif why is not None:
             why = f"(page 2) {why}"
-    if why is not None:
+    # A size the API ignores is the common case for a name it does not know: no note.
+    if why is not None and not why.endswith("the size is ignored"):
         notes.append(f"sample: {page}=1&{size}=1 {why}; not paging parameters")
-        return None
-    return first
+    return first if why is None else None
 
 
 def size_honoured(size: str, fetch: Fetch, rows: Rows, notes: list[str]) -> Exchange | None:

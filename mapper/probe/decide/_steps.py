@@ -75,7 +75,10 @@ class Live:
         self._lookups: dict[tuple[str, str], bool] = {}
 
     def fetch(self, path: str, extra: Mapping[str, str] | None = None) -> Callable[..., Exchange]:
-        return lambda params: self.client.get(path, {**(extra or {}), **params})
+        def fetch(params: Mapping[str, str], headers: Mapping[str, str] | None = None) -> Exchange:
+            return self.client.get(path, {**(extra or {}), **params}, headers=headers)
+
+        return fetch
 
     def template(self, src: Source) -> str:
         return template(src)
