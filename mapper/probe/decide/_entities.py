@@ -116,6 +116,15 @@ def _write(src: Source) -> tuple[dict[str, object], Ev | None]:
 
 def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
     findings: list[Finding] = []
+    if src.spec is not None and src.spec.list_path is not None:
+        paging = body_paging(src.spec.items_key, src.spec.list_body, src.spec.list_keys)
+        if paging.pagination["style"] == "none":
+            # A POST the probe cannot send or see: without paging in its body there is
+            # no telling whether one answer holds every record.
+            detail = (f"a listing by POST whose body declares no paging property "
+                      f"({', '.join(src.spec.list_body)}): {src.path} and "
+                      f"{src.spec.detail_path} are not mapped")  # fmt: skip
+            return None, [Finding(src.spec.list_path, "paging", detail, "POST")]
     ident = src.id_source()
     if ident is None:
         detail = "no id field is present and unique in every record"
@@ -185,7 +194,7 @@ def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
 
 def posted_listing(spec: SpecCollection, source: str) -> dict[str, Any]:
     """``list:`` of a collection listed by POST: never sent by the probe, proven by verify."""
-    paging = body_paging(spec.items_key, spec.list_body)
+    paging = body_paging(spec.items_key, spec.list_body, spec.list_keys)
     shape = f"a list of records under {spec.items_key!r}" if spec.items_key else "a list of records"
     detail = (f"POST {spec.list_path} answers {shape}; {paging.notes[0]}; not sent by the "
               "probe (read-only), left for the verifier")  # fmt: skip

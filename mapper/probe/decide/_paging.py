@@ -349,8 +349,9 @@ def spec_paging(
     return Paging(found, notes)
 
 
-def body_paging(items: str, body: Collection[str]) -> Paging:
-    """The paging of a POST listing, from the properties its JSON body declares."""
+def body_paging(items: str, body: Collection[str], keys: Collection[str] = ()) -> Paging:
+    """The paging of a POST listing, from the properties its JSON body declares (and
+    the keys of its answer's envelope: a total, a next value)."""
     found: dict[str, Any] = {"items": items}
     offset, size, page = _first(OFFSET_NAMES, body), _first(SIZE_NAMES, body), None
     if offset and size:
@@ -360,4 +361,6 @@ def body_paging(items: str, body: Collection[str]) -> Paging:
     else:
         found["style"] = "none"
     names = ", ".join(n for n in (offset, page, size) if n) or "no paging property"
+    if items and found["style"] != "none" and (total := _first(TOTAL_KEYS, keys)):
+        found["total"] = total
     return Paging(found, [f"spec: the POST body declares {names}: style {found['style']}"])
