@@ -88,22 +88,22 @@ class Pager:
         with translating(f"{ask.method} {ask.url.path}"):
             return self.style.chunk(answer, ask, position)
 
-    async def walk(self, entity: Entity, url: Ask | None) -> AsyncGenerator[Chunk, None]:
-        """Chunks from `url` on, each holding only records not seen before."""
+    async def walk(self, entity: Entity, ask: Ask | None) -> AsyncGenerator[Chunk, None]:
+        """Chunks from `ask` on, each holding only records not seen before."""
         requested: set[str] = set()
         ids: set[str] = set()
         position = 0
-        guessed = False  # whether `url` is only a guess that more follow
+        guessed = False  # whether `ask` is only a guess that more follow
         totals: list[int] = []
-        while url is not None:
-            key = url.key()
+        while ask is not None:
+            key = ask.key()
             if key in requested:
                 raise _looping(entity, "it sent a next link it had sent before")
             requested.add(key)
-            chunk = await self._chunk(entity, url, position)
+            chunk = await self._chunk(entity, ask, position)
             if chunk is None:
                 if position == 0:
-                    raise _no_listing(url)
+                    raise _no_listing(ask)
                 if not guessed:
                     raise _incomplete(entity, "a page it said follows answered 404")
                 break  # some upstreams answer 404 for the page after the last
@@ -126,22 +126,22 @@ class Pager:
                         entity, f"its count moved from {totals[0]} to {chunk.total} meanwhile"
                     )
             position += len(chunk.items)
-            url = chunk.next if chunk.items else None
+            ask = chunk.next if chunk.items else None
             guessed = chunk.guessed
-            yield Chunk(fresh, chunk.total, url, chunk.guessed)
+            yield Chunk(fresh, chunk.total, ask, chunk.guessed)
         # Walked to the end: fewer records than the upstream says it holds means some
         # were skipped (a page that came back short, records that moved meanwhile).
         if totals and len(ids) < min(totals):
             raise _incomplete(entity, f"it sent {len(ids)} of the {min(totals)} it counts")
 
-    async def list_page(self, entity: Entity, url: Ask, *, page: int, per_page: int) -> Page:
+    async def list_page(self, entity: Entity, ask: Ask, *, page: int, per_page: int) -> Page:
         if page < 1 or per_page < 1:
             raise ValueError("page and per_page start at 1")
         start = (page - 1) * per_page
         size = self._size(per_page)
-        if self.style.at(url, start - start % size, size) is not None:
-            return await self._addressed(entity, url, start, per_page, size)
-        return await self._walked(entity, url, start, per_page)
+        if self.style.at(ask, start - start % size, size) is not None:
+            return await self._addressed(entity, ask, start, per_page, size)
+        return await self._walked(entity, ask, start, per_page)
 
     async def _addressed(
         self, entity: Entity, base: Ask, start: int, per_page: int, size: int
@@ -153,12 +153,12 @@ class Pager:
         records: list[dict[str, Any]] = []
         total: int | None = None
         while True:
-            url = self.style.at(base, position, size)
-            assert url is not None  # checked by the caller for this style and size
-            chunk = await self._chunk(entity, url, position)
+            ask = self.style.at(base, position, size)
+            assert ask is not None  # checked by the caller for this style and size
+            chunk = await self._chunk(entity, ask, position)
             if chunk is None:
                 if position == 0:
-                    raise _no_listing(url)
+                    raise _no_listing(ask)
                 # Past the last page: DRF answers 404; the total is still worth knowing.
                 total = total if total is not None else await self._total(entity, base)
                 more = False
@@ -196,13 +196,13 @@ class Pager:
         return Page([to_protocol(entity, r) for r in records], total, more)
 
     async def _exists(self, entity: Entity, base: Ask, position: int) -> bool:
-        url = self.style.at(base, position, 1)
-        chunk = None if url is None else await self._chunk(entity, url, position)
+        ask = self.style.at(base, position, 1)
+        chunk = None if ask is None else await self._chunk(entity, ask, position)
         return bool(chunk and chunk.items)
 
     async def _total(self, entity: Entity, base: Ask) -> int | None:
-        url = self.style.at(base, 0, 1)
-        chunk = None if url is None else await self._chunk(entity, url, 0)
+        ask = self.style.at(base, 0, 1)
+        chunk = None if ask is None else await self._chunk(entity, ask, 0)
         return None if chunk is None else chunk.total
 
     async def _walked(self, entity: Entity, base: Ask, start: int, per_page: int) -> Page:
