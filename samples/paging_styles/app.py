@@ -11,6 +11,7 @@ answers all). Each style answers exactly as the APIs it stands for:
 - ``offset-content-range``: ``skip``/``limit``, ``Content-Range: items 0-9/35``.
 - ``range``: ``Range: items=0-9`` answered 206 with ``Content-Range``; 416 past the end.
 - ``range-unit``: ``Range-Unit: items`` with ``Range: 0-9`` (PostgREST's spelling).
+- ``offset-total-body``: ``offset``/``limit``, ``{"items": [...], "total": 35}``.
 - ``cursor-body``: ``{"data": [...], "next_cursor": "..."}`` with ``cursor``/``limit``.
 - ``filter-trap``: every query parameter but ``_page``/``_per_page`` is a field filter
   (``_limit=1`` answers ``[]``), and ``_page`` answers ``{first, prev, next, last, pages,
@@ -111,6 +112,11 @@ def range_unit(request: Request) -> Response:
     return _ranged(request, unit_header=True)
 
 
+def offset_total_body(request: Request) -> Response:
+    start, size = _int(request, "offset", 0), _int(request, "limit", DEFAULT_SIZE)
+    return JSONResponse({"items": RECORDS[start : start + size], "total": COUNT})
+
+
 def cursor_body(request: Request) -> Response:
     start, size = _position(request.query_params.get("cursor")), _int(request, "limit", 10)
     rows = RECORDS[start : start + size]
@@ -140,6 +146,7 @@ STYLES: dict[str, Handler] = {
     "offset-content-range": offset_content_range,
     "range": range_items,
     "range-unit": range_unit,
+    "offset-total-body": offset_total_body,
     "cursor-body": cursor_body,
     "filter-trap": filter_trap,
 }

@@ -3,7 +3,8 @@
 `samples/paging_styles` is a small Starlette app serving the same 35 records under one
 path prefix per style (a page number in ``X-Next-Page``, a cursor in
 ``X-Next-Cursor``, a next URL in a header, offsets with ``Content-Range``, range
-requests in both spellings, a cursor in the body, and a json-server-1.0-like API
+requests in both spellings, offsets with the total in the body, a cursor in the body,
+and a json-server-1.0-like API
 that takes unknown paging names as field filters). Each prefix is probed as an API
 of its own (no spec: ``--collection /items``), verified read-only, served through
 the gate, and walked page by page through the runtime.
@@ -37,6 +38,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
     "range": {"style": "range", "items": "", "totalHeader": "Content-Range"},
     "range-unit": {"style": "range", "unit": "items", "unitHeader": "Range-Unit", "items": "",
                    "totalHeader": "Content-Range"},
+    "offset-total-body": {"style": "offset", "offset": "offset", "size": "limit",
+                          "items": "items", "total": "total"},
     "cursor-body": {"style": "cursor", "cursor": "cursor", "items": "data",
                     "next": "next_cursor"},
     "filter-trap": {"style": "page", "page": "_page", "size": "_per_page", "items": "data",

@@ -221,6 +221,27 @@ def _sized(
     return None
 
 
+def _numbered(
+    spec: Collection[str], fetch: Fetch, rows: Rows, notes: list[str]
+) -> tuple[str, str, str] | None:
+    """(style, parameter, size) of an envelope showing no next page and a spec naming no
+    page parameter: a size honoured, then an offset or page that answers the second
+    record. Never assumed: None when the answers show none."""
+    if _first(PAGE_NAMES, spec) or len(rows) < 2:
+        return None
+    quiet: list[str] = []
+    for size in SIZE_NAMES:
+        if size_honoured(size, fetch, rows, quiet) is None:
+            continue
+        for name, value, style in [*((n, "1", "offset") for n in OFFSET_NAMES),
+                                   *((n, "2", "page") for n in PAGE_NAMES)]:  # fmt: skip
+            if why_not(fetch({name: value, size: "1"}), rows[1:2], len(rows)) is None:
+                notes.append(f"sample: {name}={value}&{size}=1 answered the second record")
+                return style, name, size
+        return None
+    return None
+
+
 def _from_next(value: Any, answer: Exchange) -> tuple[str, str | None] | None:
     """(style, param) from the body's next value; None when there is no next yet."""
     if value is None or value == "" or value is False:
@@ -270,6 +291,8 @@ def _envelope(
     elif name := _first(CURSOR_NAMES, spec):
         style, param = "cursor", name
         notes.append(f"spec: cursor parameter {name}")
+    elif (numbered := _numbered(spec, fetch, rows, notes)) is not None:
+        style, param, found["size"] = numbered
     else:
         default = "page[number]" if envelope.jsonapi else "page"
         style, param = "page", _first(PAGE_NAMES, [*spec, *envelope.keys]) or default
@@ -285,7 +308,9 @@ def _envelope(
     link = httpx.URL(nxt) if isinstance(nxt, str) and "://" in nxt else None
     size = _first(SIZE_NAMES, [*spec, *(link.params if link else ())])
     size = size or ("perPage" if "perPage" in envelope.keys else None)
-    if (size and _confirm_size(size, fetch, rows, notes)) or (size and style == "offset"):
+    if "size" in found:
+        pass  # probed with its page or offset parameter
+    elif (size and _confirm_size(size, fetch, rows, notes)) or (size and style == "offset"):
         found["size"] = size
     if style == "offset" and "size" not in found:
         found["size"] = "limit"

@@ -121,7 +121,15 @@ def filtering_page(params: Mapping[str, str], headers: Mapping[str, str]) -> htt
     return httpx.Response(200, json=filtered(rest)[:size])
 
 
+def total_in_body(params: Mapping[str, str], headers: Mapping[str, str]) -> httpx.Response:
+    start, size = int(params.get("offset", "0")), int(params.get("limit", "10"))
+    return httpx.Response(200, json={"items": ROWS[start : start + size], "total": len(ROWS)})
+
+
 CASES = [
+    ("offset with the total in the body", total_in_body,
+     {"style": "offset", "offset": "offset", "size": "limit", "items": "items",
+      "total": "total"}),
     ("json-server 1.0-beta", json_server_beta,
      {"style": "page", "page": "_page", "size": "_per_page", "items": "data", "next": "next"}),
     ("cursor in X-Next-Cursor", header_cursor,
