@@ -1,13 +1,12 @@
 """Every paging style end to end: probed from what the API answers, proven, served, walked.
 
 `samples/paging_styles` is a small Starlette app serving the same 35 records under one
-path prefix per style (a page number in ``X-Next-Page``, a cursor in
-``X-Next-Cursor``, a next URL in a header, offsets with ``Content-Range``, range
-requests in both spellings, offsets with the total in the body, a cursor in the body,
-and a json-server-1.0-like API that takes unknown paging names as field filters).
-Each prefix is probed as an API
-of its own (no spec: ``--collection /items``), verified read-only, served through
-the gate, and walked page by page through the runtime.
+path prefix per style (a page number in ``X-Next-Page``, a cursor in ``X-Next-Cursor``,
+a next URL in a header, offsets with ``Content-Range``, range requests in both
+spellings, offsets with the total in the body, a cursor in the body, and a
+json-server-1.0-like API that takes unknown paging names as field filters). Each
+prefix is probed as an API of its own (no spec: ``--collection /items``), verified
+read-only, served through the gate, and walked page by page through the runtime.
 """
 
 from __future__ import annotations
