@@ -95,6 +95,7 @@ def _filters(where: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list
 def _entity(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     where = f"entities.{name}"
     lines = _changes(where, old, new, ENTITY_KEYS)
+    lines += _changes(where, _listing(old), _listing(new), ("list",))
     before, after = old.get("fields") or {}, new.get("fields") or {}
     lines += [f"+ {where}.fields.{f}: {after[f]['type']}" for f in after if f not in before]
     lines += [f"- {where}.fields.{f}" for f in before if f not in after]
@@ -103,6 +104,12 @@ def _entity(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[s
             lines += _changes(f"{where}.fields.{f}", before[f], after[f], FIELD_KEYS)
             lines += _values(f"{where}.fields.{f}", before[f], after[f])
     return lines + _filters(where, old, new)
+
+
+def _listing(entity: Mapping[str, Any]) -> dict[str, Any]:
+    """How an entity is listed (a POST listing pages in its body), evidence aside."""
+    spec = entity.get("list")
+    return {} if spec is None else {"list": {k: v for k, v in spec.items() if k != "evidence"}}
 
 
 def _operations(old: list[Any], new: list[Any]) -> list[str]:

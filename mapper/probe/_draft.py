@@ -113,6 +113,8 @@ class EntityDraft:
     write: dict[str, Any] = field(default_factory=dict)
     evidence: list[Ev] = field(default_factory=list)
     confidence: str = "medium"
+    # How it is listed when not by GET on its path (a POST listing), as the file spells it.
+    listing: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)

@@ -44,6 +44,7 @@ from .decide import (
     ref_inputs,
     refine,
     refusal,
+    refuse_unwalkable,
     settle,
     sort_param,
     sources_of,
@@ -143,7 +144,8 @@ def _entities(sources: dict[str, Source]) -> tuple[dict[str, EntityDraft], list[
 def _paging(sources: dict[str, Source], live: Live | None) -> Paging | None:
     params = {n: [p.name for p in s.spec.query] if s.spec else [] for n, s in sources.items()}
     found = live.paging(params) if live else None
-    spec = next((s.spec for s in sources.values() if s.spec is not None), None)
+    # A POST listing's paging is its own (`list.pagination`), not the upstream's.
+    spec = next((s.spec for s in sources.values() if s.spec and not s.spec.list_path), None)
     if found is None and spec is not None:
         found = spec_paging(spec.items_key, spec.list_keys, params[spec.name],
                             sources[spec.name].id_source())  # fmt: skip
@@ -267,6 +269,7 @@ def _probe(
     _refs(sources, live)
     native.settle(sources, live)
     refused, fit_notes = fit_pages(sources, pagination)
+    refused.update(refuse_unwalkable(sources, paging))
     entities, problems = _entities({n: s for n, s in sources.items() if n not in refused})
     findings.extend([*refused.values(), *problems])
     settle(sources, entities)

@@ -39,8 +39,10 @@ async def credentials_work(ctx: Ctx, subject: Subject) -> str | None:
     names = list(ctx.options.only or ctx.mapping.entities)
     entity = ctx.mapping.entities[names[0]]
     try:
-        # A bare GET: paging has its own claim, and an answer is all this one needs.
-        await ctx.client.call("GET", entity.path)
+        # A bare listing request: paging has its own claim, and an answer is all this
+        # one needs. A POST listing sends an empty JSON object (no filter, no paging).
+        post = entity.list_method == "POST"
+        await ctx.client.call(entity.list_method, entity.list_path, json={} if post else None)
     except ProtocolError as exc:
         if not exc.is_("upstream_auth_failed"):
             raise
@@ -51,7 +53,7 @@ async def credentials_work(ctx: Ctx, subject: Subject) -> str | None:
             "variables it names; their values never appear in this report",
             **evidence("GET"),
         ) from None
-    return f"GET {entity.path} answered"
+    return f"{entity.list_method} {entity.list_path} answered"
 
 
 @CHECKS.register(phase="read", subjects=entities("walks to its end, no record twice", "list"))
@@ -67,7 +69,7 @@ async def list_walks(ctx: Ctx, subject: Subject) -> str | None:
     if snap.truncated:
         raise Skip(f"more than serve.scanLimit ({ctx.scan_limit}) records; walked that many")
     count = len(snap.records)
-    size_cap = ctx.mapping.upstream.pagination.max_size or 100
+    size_cap = ctx.client.pagination_of(entity).max_size or 100
     per_page = max(1, min(size_cap, math.ceil(count / 3)), math.ceil(count / MAX_SMALL_PAGES))
     ids: list[str] = []
     totals: set[int] = set()

@@ -63,9 +63,10 @@ async def some_records(ctx: Ctx, entity: Entity) -> list[dict[str, Any]]:
     except ProtocolError as exc:
         if exc.unreachable or exc.is_("upstream_auth_failed"):
             raise
-    body = await ctx.client.call("GET", entity.path)
+    post = entity.list_method == "POST"
+    body = await ctx.client.call(entity.list_method, entity.list_path, json={} if post else None)
     items: Any = body
-    for part in ctx.mapping.upstream.pagination.items:
+    for part in ctx.client.pagination_of(entity).items:
         items = items.get(part) if isinstance(items, dict) else None
     if not isinstance(items, list):
         raise Skip(NO_WALK)

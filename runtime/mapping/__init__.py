@@ -1,6 +1,7 @@
 """Mapping format 1: the contract between the mapper and the runtime."""
 
 from ._compile import compile_auth as compile_auth
+from ._compile import compile_listing as compile_listing
 from ._compile import compile_pagination as compile_pagination
 from ._compile import default_label as default_label
 from ._dump import declared_type as declared_type
@@ -33,6 +34,7 @@ from ._model import Field as Field
 from ._model import FieldType as FieldType
 from ._model import FilterParam as FilterParam
 from ._model import JobExecutor as JobExecutor
+from ._model import ListSpec as ListSpec
 from ._model import Mapping as Mapping
 from ._model import Module as Module
 from ._model import Operation as Operation
@@ -95,3 +97,4 @@ __all__ += [
     "load_stamp", "public_url", "remove_stamp", "stamp_path", "stamp_status", "write_stamp",
 ]  # fmt: skip
 __all__ += ["WITHHOLD_SCOPES", "Refusal", "Withheld", "WithholdScope", "withhold"]
+__all__ += ["ListSpec", "compile_listing"]

@@ -20,6 +20,7 @@ from ._model import (
     FieldType,
     FilterParam,
     JobExecutor,
+    ListSpec,
     Module,
     Operation,
     Pagination,
@@ -135,6 +136,7 @@ def _entity(name: str, spec: dict[str, Any]) -> Entity:
         ),
         evidence=_evidence(spec.get("evidence")),
         confidence=spec.get("confidence"),
+        listing=compile_listing(spec.get("list")),
     )
 
 
@@ -221,6 +223,22 @@ def compile_pagination(pag: Mapping[str, Any]) -> Pagination:
         first_page=pag.get("firstPage", 1),
         next_from=dotted(pag["nextFrom"]) if "nextFrom" in pag else None,
         more=dotted(pag["more"]) if "more" in pag else None,
+        next_header=pag.get("nextHeader"),
+        unit=pag.get("unit"),
+        unit_header=pag.get("unitHeader"),
+    )
+
+
+def compile_listing(spec: Mapping[str, Any] | None) -> ListSpec | None:
+    """An entity's ``list:``: how it is listed when not by GET on its path."""
+    if spec is None:
+        return None
+    pagination = spec.get("pagination")
+    return ListSpec(
+        method=spec.get("method", "GET"),
+        path=spec.get("path"),
+        pagination=None if pagination is None else compile_pagination(pagination),
+        evidence=_evidence(spec.get("evidence")),
     )
 
 

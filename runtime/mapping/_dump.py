@@ -24,6 +24,7 @@ from ._model import (
     Field,
     FieldType,
     FilterParam,
+    ListSpec,
     Module,
     Operation,
     Pagination,
@@ -162,6 +163,8 @@ def _entity(e: Entity, dialect: Dialect) -> Doc:
     if write:
         doc["write"] = write
     _provenance(doc, e.evidence, e.confidence)
+    if e.listing is not None:
+        doc["list"] = _listing(e.listing)
     return doc
 
 
@@ -239,6 +242,23 @@ def _pagination(p: Pagination) -> Doc:
         doc["maxSize"] = p.max_size
     if p.first_page != 1:
         doc["firstPage"] = p.first_page
+    for key, value in (("nextHeader", p.next_header), ("unit", p.unit),
+                       ("unitHeader", p.unit_header)):  # fmt: skip
+        if value is not None:
+            doc[key] = value
+    return doc
+
+
+def _listing(spec: ListSpec) -> Doc:
+    doc: Doc = {}
+    if spec.method != "GET":
+        doc["method"] = spec.method
+    if spec.path is not None:
+        doc["path"] = spec.path
+    if spec.pagination is not None:
+        doc["pagination"] = _pagination(spec.pagination)
+    if spec.evidence:
+        doc["evidence"] = dump_evidence(spec.evidence)
     return doc
 
 

@@ -43,6 +43,7 @@ class PaginationStyle(StrEnum):
     OFFSET = "offset"
     CURSOR = "cursor"
     LINK = "link"
+    RANGE = "range"
     NONE = "none"
 
 
@@ -171,6 +172,20 @@ class WriteSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ListSpec:
+    """How an entity is listed when not by GET on its path (``list:``).
+
+    A POST listing (``POST /things/filter``) sends its paging parameters in a JSON
+    body; `pagination`, when set, replaces ``upstream.pagination`` for this entity.
+    """
+
+    method: Literal["GET", "POST"] = "GET"
+    path: str | None = None
+    pagination: Pagination | None = None
+    evidence: tuple[Evidence, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Entity:
     name: str
     module: str
@@ -188,6 +203,16 @@ class Entity:
     write: WriteSpec = WriteSpec()
     evidence: tuple[Evidence, ...] = ()
     confidence: str | None = None
+    listing: ListSpec | None = None
+
+    @property
+    def list_path(self) -> str:
+        """Where the records are listed: the ``list.path``, else the entity's path."""
+        return self.listing.path if self.listing and self.listing.path else self.path
+
+    @property
+    def list_method(self) -> Literal["GET", "POST"]:
+        return self.listing.method if self.listing else "GET"
 
     def field_list(self) -> tuple[Field, ...]:
         return tuple(self.fields.values())
@@ -287,6 +312,11 @@ class Pagination:
     # Cursor from the last record of a page (``nextFrom``), while ``more`` is true.
     next_from: tuple[str, ...] | None = None
     more: tuple[str, ...] | None = None
+    # A header holding the next page's URL or cursor (``X-Next-Page``), not the body.
+    next_header: str | None = None
+    # Style ``range``: ``Range: items=0-24`` (or ``Range-Unit: items`` + ``Range: 0-24``).
+    unit: str | None = None
+    unit_header: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.style, PaginationStyle):

@@ -242,22 +242,34 @@ def _check_operation(
 
 
 def _check_pagination(doc: dict[str, Any]) -> list[Problem]:
-    pag = doc["upstream"].get("pagination")
+    problems = _check_one_pagination(doc["upstream"].get("pagination"), ("upstream", "pagination"))
+    for name, spec in doc["entities"].items():
+        listing = spec.get("list") or {}
+        where = ("entities", name, "list", "pagination")
+        problems.extend(_check_one_pagination(listing.get("pagination"), where))
+    return problems
+
+
+def _check_one_pagination(pag: dict[str, Any] | None, where: tuple[str, ...]) -> list[Problem]:
     if pag is None:
         return []
     needs = {"page": ["page"], "offset": ["offset", "size"], "cursor": ["cursor"]}
     problems = [
-        Problem(("upstream", "pagination"), f"style {pag['style']} needs '{key}'")
+        Problem(where, f"style {pag['style']} needs '{key}'")
         for key in needs.get(pag["style"], [])
         if key not in pag
     ]
-    if pag["style"] == "cursor" and "next" not in pag and "nextFrom" not in pag:
+    if pag["style"] == "cursor" and not {"next", "nextFrom", "nextHeader"} & set(pag):
         problems.append(
             Problem(
-                ("upstream", "pagination"),
-                "style cursor needs 'next' (or 'nextFrom', the cursor in the last record)",
+                where,
+                "style cursor needs 'next' (or 'nextFrom', the cursor in the last record, or "
+                "'nextHeader', the header holding it)",
             )
         )
+    for key in ("unit", "unitHeader"):
+        if key in pag and pag["style"] != "range":
+            problems.append(Problem(where, f"'{key}' applies to style range only"))
     return problems
 
 

@@ -36,7 +36,7 @@ from ._related import Related, ref_paths
 
 log = logging.getLogger("a2app.runtime")
 
-_PAGED_STYLES = ("page", "offset")
+_PAGED_STYLES = ("page", "offset", "range")
 
 
 RECORD_PARAMS = ("filter", "sort", "page", "perPage", "skipTotal", "expand", "fields")
@@ -149,7 +149,7 @@ class Reads:
         resolver = EntityResolver(entity, reach.mapping.entities, related.lookup)
         predicate = compile_filter(expr, resolver, now=datetime.now(UTC), text=filter_text or None)
         sorter = compile_sort(sort, resolver, text=sort_text or None)
-        pagination = reach.mapping.upstream.pagination
+        pagination = reach.upstream.pagination_of(entity)
         # A page parameter lets the upstream be asked for one page directly, Link headers or not.
         can_page = pagination.style in _PAGED_STYLES or (
             pagination.style == "link" and pagination.page is not None

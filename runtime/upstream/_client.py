@@ -17,12 +17,12 @@ from urllib.parse import quote
 import anyio
 import httpx
 
-from runtime.mapping import Entity, Upstream
+from runtime.mapping import Entity, Pagination, Upstream
 from runtime.mapping import Mapping as MappingModel
 from runtime.protocol import ProtocolError, steers
 
 from ._confine import BaseUrl
-from ._pagination import Answer, style_for
+from ._pagination import PAST_END, Answer, Ask, style_for
 from ._records import dig, id_text, to_protocol, to_upstream, write_wrap
 from ._translate import NOT_FOUND, answered_write, interpret, shape_error, translating
 from ._walk import Page, Pager, Scan, with_params
@@ -61,6 +61,7 @@ class UpstreamClient:
         )
         pagination = upstream.pagination
         self._pager = Pager(style_for(pagination, self.base), self._list, pagination.max_size)
+        self._pagers: dict[str, Pager] = {}
 
     @classmethod
     def for_mapping(
@@ -90,13 +91,20 @@ class UpstreamClient:
 
     # ------------------------------------------------------------------ exchange
 
-    async def _send(self, method: str, url: httpx.URL, *, json: Any = None) -> httpx.Response:
+    async def _send(
+        self,
+        method: str,
+        url: httpx.URL,
+        *,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> httpx.Response:
         what = f"{method} {url.path}"
         started = time.perf_counter()
         with translating(what), anyio.fail_after(self.upstream.timeout_seconds):
             # The deadline bounds the whole exchange; httpx's own timeouts bound
             # each phase, so a server trickling bytes cannot hold us past it.
-            response = await self._http.request(method, url, json=json)
+            response = await self._http.request(method, url, json=json, headers=headers)
         # Path only: the query may hold filter values, or the key of query auth.
         elapsed_ms = 1000 * (time.perf_counter() - started)
         logger.debug("%s -> %d in %.0f ms", what, response.status_code, elapsed_ms)
@@ -128,9 +136,30 @@ class UpstreamClient:
         response = await self._send(method, url, json=json)
         return self._interpret(response, entity, not_found_is_none=not_found_is_none)
 
-    async def _list(self, url: httpx.URL, entity: Entity) -> Answer:
-        response = await self._send("GET", url)
+    async def _list(self, ask: Ask, entity: Entity) -> Answer:
+        response = await self._send(ask.method, ask.url, json=ask.body, headers=dict(ask.headers))
+        if response.status_code == 416 and ask.header("Range") is not None:
+            return Answer(PAST_END, response)  # a range past the last record
         return Answer(self._interpret(response, entity, not_found_is_none=True), response)
+
+    def _pager_for(self, entity: Entity) -> Pager:
+        """The upstream's pager, or the entity's own when its ``list`` names a pagination."""
+        own = entity.listing.pagination if entity.listing else None
+        if own is None:
+            return self._pager
+        if entity.name not in self._pagers:
+            self._pagers[entity.name] = Pager(style_for(own, self.base), self._list, own.max_size)
+        return self._pagers[entity.name]
+
+    def pagination_of(self, entity: Entity) -> Pagination:
+        """The pagination the entity is listed with."""
+        own = entity.listing.pagination if entity.listing else None
+        return own or self.upstream.pagination
+
+    def _listing(self, entity: Entity, params: Mapping[str, str]) -> Ask:
+        url = self._join(entity.list_path, params)
+        # A POST listing sends its paging in a JSON object, even an empty one.
+        return Ask(url, "POST", {}) if entity.list_method == "POST" else Ask(url)
 
     # ------------------------------------------------------------------ reads
 
@@ -138,13 +167,12 @@ class UpstreamClient:
         self, entity: Entity, params: Mapping[str, str], *, page: int, per_page: int
     ) -> Page:
         """One protocol page: asked for directly when the style can, else walked to."""
-        url = self._join(entity.path, params)
-        return await self._pager.list_page(entity, url, page=page, per_page=per_page)
+        ask = self._listing(entity, params)
+        return await self._pager_for(entity).list_page(entity, ask, page=page, per_page=per_page)
 
     def scan(self, entity: Entity, params: Mapping[str, str], *, limit: int) -> Scan:
         """Up to `limit` records over all upstream pages; see `Scan.truncated`."""
-        url = self._join(entity.path, params)
-        return self._pager.scan(entity, url, limit=limit)
+        return self._pager_for(entity).scan(entity, self._listing(entity, params), limit=limit)
 
     async def get_record(self, entity: Entity, id: str | int) -> dict[str, Any] | None:
         if steers(str(id)):

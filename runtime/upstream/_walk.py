@@ -22,11 +22,11 @@ import httpx
 from runtime.mapping import Entity
 from runtime.protocol import ProtocolError
 
-from ._pagination import Answer, Chunk, OffsetStyle, Style
+from ._pagination import Answer, Ask, Chunk, OffsetStyle, Style
 from ._records import dig, id_text, to_protocol
 from ._translate import NOT_FOUND, shape_error, translating
 
-Fetch = Callable[[httpx.URL, Entity], Awaitable[Answer]]
+Fetch = Callable[[Ask, Entity], Awaitable[Answer]]
 # Page size for walks when the mapping states no maximum: the upstream may cap it
 # lower, which walking by the upstream's own links and counts tolerates.
 DEFAULT_SIZE = 100
@@ -39,8 +39,10 @@ class Page:
     has_more: bool
 
 
-def _no_listing(url: httpx.URL) -> ProtocolError:
-    return ProtocolError("upstream_error", f"The upstream has no listing at {url.path} (HTTP 404).")
+def _no_listing(ask: Ask) -> ProtocolError:
+    return ProtocolError(
+        "upstream_error", f"The upstream has no listing at {ask.method} {ask.url.path} (HTTP 404)."
+    )
 
 
 def _capped(entity: Entity, got: int, size: int) -> ProtocolError:
@@ -49,12 +51,6 @@ def _capped(entity: Entity, got: int, size: int) -> ProtocolError:
         f"The upstream sent {got} {entity.name} for a page of {size} while more remain: "
         "its page size limit is lower than the mapping's pagination.maxSize.",
     )
-
-
-def _key(url: httpx.URL) -> str:
-    """The same request whatever the order of its query parameters."""
-    query = sorted(url.params.multi_items())
-    return str(url.copy_with(query=None, fragment=None)) + "?" + repr(query)
 
 
 def _looping(entity: Entity, what: str) -> ProtocolError:
@@ -85,29 +81,29 @@ class Pager:
     def _size(self, wanted: int) -> int:
         return wanted if self.max_size is None else max(1, min(wanted, self.max_size))
 
-    async def _chunk(self, entity: Entity, url: httpx.URL, position: int) -> Chunk | None:
-        answer = await self._fetch(url, entity)
+    async def _chunk(self, entity: Entity, ask: Ask, position: int) -> Chunk | None:
+        answer = await self._fetch(ask, entity)
         if answer.body is NOT_FOUND:
             return None
-        with translating(f"GET {url.path}"):
-            return self.style.chunk(answer, url, position)
+        with translating(f"{ask.method} {ask.url.path}"):
+            return self.style.chunk(answer, ask, position)
 
-    async def walk(self, entity: Entity, url: httpx.URL | None) -> AsyncGenerator[Chunk, None]:
-        """Chunks from `url` on, each holding only records not seen before."""
+    async def walk(self, entity: Entity, ask: Ask | None) -> AsyncGenerator[Chunk, None]:
+        """Chunks from `ask` on, each holding only records not seen before."""
         requested: set[str] = set()
         ids: set[str] = set()
         position = 0
-        guessed = False  # whether `url` is only a guess that more follow
+        guessed = False  # whether `ask` is only a guess that more follow
         totals: list[int] = []
-        while url is not None:
-            key = _key(url)
+        while ask is not None:
+            key = ask.key()
             if key in requested:
                 raise _looping(entity, "it sent a next link it had sent before")
             requested.add(key)
-            chunk = await self._chunk(entity, url, position)
+            chunk = await self._chunk(entity, ask, position)
             if chunk is None:
                 if position == 0:
-                    raise _no_listing(url)
+                    raise _no_listing(ask)
                 if not guessed:
                     raise _incomplete(entity, "a page it said follows answered 404")
                 break  # some upstreams answer 404 for the page after the last
@@ -130,25 +126,25 @@ class Pager:
                         entity, f"its count moved from {totals[0]} to {chunk.total} meanwhile"
                     )
             position += len(chunk.items)
-            url = chunk.next if chunk.items else None
+            ask = chunk.next if chunk.items else None
             guessed = chunk.guessed
-            yield Chunk(fresh, chunk.total, url, chunk.guessed)
+            yield Chunk(fresh, chunk.total, ask, chunk.guessed)
         # Walked to the end: fewer records than the upstream says it holds means some
         # were skipped (a page that came back short, records that moved meanwhile).
         if totals and len(ids) < min(totals):
             raise _incomplete(entity, f"it sent {len(ids)} of the {min(totals)} it counts")
 
-    async def list_page(self, entity: Entity, url: httpx.URL, *, page: int, per_page: int) -> Page:
+    async def list_page(self, entity: Entity, ask: Ask, *, page: int, per_page: int) -> Page:
         if page < 1 or per_page < 1:
             raise ValueError("page and per_page start at 1")
         start = (page - 1) * per_page
         size = self._size(per_page)
-        if self.style.at(url, start - start % size, size) is not None:
-            return await self._addressed(entity, url, start, per_page, size)
-        return await self._walked(entity, url, start, per_page)
+        if self.style.at(ask, start - start % size, size) is not None:
+            return await self._addressed(entity, ask, start, per_page, size)
+        return await self._walked(entity, ask, start, per_page)
 
     async def _addressed(
-        self, entity: Entity, base: httpx.URL, start: int, per_page: int, size: int
+        self, entity: Entity, base: Ask, start: int, per_page: int, size: int
     ) -> Page:
         """Ask for exactly the positions wanted (page or offset parameters)."""
         by_offset = isinstance(self.style, OffsetStyle)
@@ -157,12 +153,12 @@ class Pager:
         records: list[dict[str, Any]] = []
         total: int | None = None
         while True:
-            url = self.style.at(base, position, size)
-            assert url is not None  # checked by the caller for this style and size
-            chunk = await self._chunk(entity, url, position)
+            ask = self.style.at(base, position, size)
+            assert ask is not None  # checked by the caller for this style and size
+            chunk = await self._chunk(entity, ask, position)
             if chunk is None:
                 if position == 0:
-                    raise _no_listing(url)
+                    raise _no_listing(ask)
                 # Past the last page: DRF answers 404; the total is still worth knowing.
                 total = total if total is not None else await self._total(entity, base)
                 more = False
@@ -199,17 +195,17 @@ class Pager:
                 )
         return Page([to_protocol(entity, r) for r in records], total, more)
 
-    async def _exists(self, entity: Entity, base: httpx.URL, position: int) -> bool:
-        url = self.style.at(base, position, 1)
-        chunk = None if url is None else await self._chunk(entity, url, position)
+    async def _exists(self, entity: Entity, base: Ask, position: int) -> bool:
+        ask = self.style.at(base, position, 1)
+        chunk = None if ask is None else await self._chunk(entity, ask, position)
         return bool(chunk and chunk.items)
 
-    async def _total(self, entity: Entity, base: httpx.URL) -> int | None:
-        url = self.style.at(base, 0, 1)
-        chunk = None if url is None else await self._chunk(entity, url, 0)
+    async def _total(self, entity: Entity, base: Ask) -> int | None:
+        ask = self.style.at(base, 0, 1)
+        chunk = None if ask is None else await self._chunk(entity, ask, 0)
         return None if chunk is None else chunk.total
 
-    async def _walked(self, entity: Entity, base: httpx.URL, start: int, per_page: int) -> Page:
+    async def _walked(self, entity: Entity, base: Ask, start: int, per_page: int) -> Page:
         """Styles that cannot name a position are walked from the start."""
         # Few, large pages, but no larger than what reaching one record past the page needs.
         wanted = start + per_page + 1
@@ -236,7 +232,7 @@ class Pager:
             total = seen  # walked to the end: the count is exact
         return Page([to_protocol(entity, r) for r in records], total, more)
 
-    def scan(self, entity: Entity, base: httpx.URL, *, limit: int) -> Scan:
+    def scan(self, entity: Entity, base: Ask, *, limit: int) -> Scan:
         size = self._size(max(1, min(limit + 1, self.max_size or DEFAULT_SIZE)))
         return Scan(self.walk(entity, self.style.first(base, size)), entity, limit)
 

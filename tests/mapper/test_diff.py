@@ -120,6 +120,14 @@ SCENARIOS: list[tuple[str, Edit, list[str], bool]] = [
         False,
     ),
     (
+        "listed by POST",
+        lambda d: _cards(d).update(
+            list={"method": "POST", "path": "/api/cards/filter", "evidence": ["openapi"]}
+        ),
+        ["~ entities.cards: list (none) -> {method: POST, path: /api/cards/filter}"],
+        False,
+    ),
+    (
         "unmapped",
         lambda d: d["unmapped"].append({"path": "/x", "reason": "non-json: text"}),
         ["+ unmapped /x: non-json: text"],

@@ -78,3 +78,12 @@ def test_bad_inputs(tmp_path: Path) -> None:
     bad.write_text("format: 1\n")
     assert runner.invoke(app, ["review", str(bad)]).exit_code == 1
     assert runner.invoke(app, ["review", str(tmp_path / "missing.yaml")]).exit_code == 2
+
+
+def test_a_listing_by_post_is_left_for_the_owner_to_prove() -> None:
+    doc = copy.deepcopy(DOC)
+    doc["entities"]["cards"]["list"] = {"method": "POST", "path": "/api/cards/filter"}
+    listed = [i for i in review_items(doc) if i.where == "entities.cards.list"]
+    assert [(i.kind, i.message) for i in listed] == [
+        ("listing by POST unproven", "POST /api/cards/filter, from the spec, not sent by the probe")
+    ]

@@ -69,7 +69,7 @@ def lint(path: Path) -> Result:
 
 
 def verify_copy(
-    source: Path, directory: Path, env: Mapping[str, str]
+    source: Path, directory: Path, env: Mapping[str, str], *options: str
 ) -> tuple[Path, subprocess.CompletedProcess[str], dict[str, Any]]:
     """`a2map verify` on a copy (stamps are build outputs): the copy, the run, its report."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -77,7 +77,7 @@ def verify_copy(
     shutil.copy(source, copy)
     report = directory / "report.json"
     done = subprocess.run(
-        [sys.executable, "-m", "mapper", "verify", str(copy), "--json", str(report)],
+        [sys.executable, "-m", "mapper", "verify", str(copy), "--json", str(report), *options],
         env={**os.environ, **env},
         cwd=ROOT,
         capture_output=True,

@@ -17,6 +17,7 @@ from ._leftovers import unclaimed as unclaimed
 from ._nospec import refine as refine
 from ._operations import propose as propose
 from ._pagefit import fit_pages as fit_pages
+from ._pagefit import refuse_unwalkable as refuse_unwalkable
 from ._pagefit import with_size_cap as with_size_cap
 from ._paging import Paging as Paging
 from ._paging import spec_paging as spec_paging
@@ -60,3 +61,4 @@ __all__ = [
     "unclaimed",
     "with_size_cap",
 ]  # fmt: skip
+__all__ += ["refuse_unwalkable"]

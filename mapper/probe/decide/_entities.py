@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._draft import Claim, EntityDraft, Ev, FieldDraft
 from .._errors import Finding
@@ -12,6 +13,7 @@ from ..live import jsonapi_targets, values_at
 from ..sources import SpecCollection
 from ._merge import FieldInput, merge
 from ._observe import Observation
+from ._paging import body_paging
 from ._refs import RefDecision
 
 
@@ -121,6 +123,15 @@ def _write(src: Source) -> tuple[dict[str, object], Ev | None]:
 
 def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
     findings: list[Finding] = []
+    if src.spec is not None and src.spec.list_path is not None:
+        paging = body_paging(src.spec.items_key, src.spec.list_body, src.spec.list_keys)
+        if paging.pagination["style"] == "none":
+            # A POST the probe cannot send or see: without paging in its body there is
+            # no telling whether one answer holds every record.
+            detail = (f"a listing by POST whose body declares no paging property "
+                      f"({', '.join(src.spec.list_body)}): {src.path} and "
+                      f"{src.spec.detail_path} are not mapped")  # fmt: skip
+            return None, [Finding(src.spec.list_path, "paging", detail, "POST")]
     ident = src.id_source()
     if ident is None:
         detail = "no id field is present and unique in every record"
@@ -153,7 +164,10 @@ def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
     if not fields:
         return None, [*findings, Finding(src.path, "no-schema", "no field could be typed", "GET")]
     evidence: list[Ev] = []
-    if src.spec is not None:
+    if src.spec is not None and src.spec.list_path is not None:
+        listed = f"POST {src.spec.list_path} and GET {src.spec.detail_path}"
+        evidence.append(Ev(src.spec_source, listed))
+    elif src.spec is not None:
         evidence.append(Ev(src.spec_source, f"GET {src.spec.path} and {src.spec.detail_path}"))
         if src.spec.instance_of is not None:
             evidence.append(Ev("links", src.spec.instance_of))
@@ -185,7 +199,19 @@ def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
         id_source=ident, id_type=src.id_type(), fields=fields, summary=summary,
         write=write, evidence=list(dict.fromkeys(evidence)), confidence=confidence,
     )  # fmt: skip
+    if src.spec is not None and src.spec.list_path is not None:
+        entity.listing = posted_listing(src.spec, src.spec_source)
     return entity, findings
+
+
+def posted_listing(spec: SpecCollection, source: str) -> dict[str, Any]:
+    """``list:`` of a collection listed by POST: never sent by the probe, proven by verify."""
+    paging = body_paging(spec.items_key, spec.list_body, spec.list_keys)
+    shape = f"a list of records under {spec.items_key!r}" if spec.items_key else "a list of records"
+    detail = (f"POST {spec.list_path} answers {shape}; {paging.notes[0]}; not sent by the "
+              "probe (read-only), left for the verifier")  # fmt: skip
+    return {"method": "POST", "path": spec.list_path, "pagination": paging.pagination,
+            "evidence": [{"source": source, "detail": detail}]}  # fmt: skip
 
 
 def ref_inputs(src: Source) -> dict[str, tuple[list[object], Claim | None, str | None]]:

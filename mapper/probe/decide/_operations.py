@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from .._draft import Claim, Ev, OperationDraft
 from .._errors import Finding
-from .._naming import identifier, is_placeholder, kebab, segments, singular, words
+from .._naming import identifier, is_placeholder, kebab, module_name, segments, singular, words
 from ..sources import FORM_BODY, Resolver, SchemaProblem, SpecCollection, SpecRoute, body_fields
 
 DESTRUCTIVE_WORDS = frozenset(
@@ -156,7 +156,7 @@ def propose(
             destructive = False  # a safe method cannot destroy; the method is the evidence
         module = modules.get(entity or owner[0].name, default_module) if owner else default_module
         if owner is None and route.tag:
-            module = modules.get(route.tag, kebab(route.tag, 32))
+            module = modules.get(route.tag, module_name(route.tag))
         ops.append(
             OperationDraft(
                 name=_unique(name, route.method, taken), module=module, method=route.method,

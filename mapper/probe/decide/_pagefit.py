@@ -13,9 +13,9 @@ from typing import Any
 
 from .._draft import Param
 from .._errors import Finding
-from ..live import size_cap
+from ..live import dig, size_cap
 from ._entities import Source
-from ._paging import CURSOR_NAMES, OFFSET_NAMES, PAGE_NAMES, SIZE_NAMES
+from ._paging import CURSOR_NAMES, OFFSET_NAMES, PAGE_NAMES, SIZE_NAMES, Paging
 
 # Query parameters taken as paging ones ("size", "start" are too often fields of their own).
 PAGING_NAMES = frozenset(
@@ -76,11 +76,29 @@ def fit_pages(
     refused: dict[str, Finding] = {}
     notes: list[str] = []
     for name, src in sources.items():
-        if src.spec is None:
-            continue
+        if src.spec is None or src.spec.list_path is not None:
+            continue  # a POST listing carries its own pagination
         params = [p.name for p in src.spec.query]
         if (finding := refuse(src.path, pagination, params)) is not None:
             refused[name] = finding
         elif (note := unpaged(pagination, params)) is not None:
             notes.append(f"entities.{name}: {note}")
     return refused, notes
+
+
+def refuse_unwalkable(sources: Mapping[str, Source], paging: Paging | None) -> dict[str, Finding]:
+    """Lists that show a next page the probe found no way to ask for, by name."""
+    if paging is None or paging.refused is None:
+        return {}
+    refused: dict[str, Finding] = {}
+    for name, src in sources.items():
+        obs = src.obs
+        if obs is None or obs.envelope is None or (src.spec and src.spec.list_path):
+            continue
+        env, body = obs.envelope, obs.answer.body
+        after = dig(body, env.next) if env.next else None
+        total = dig(body, env.total) if env.total else None
+        counted = isinstance(total, int) and total > len(obs.records)
+        if after not in (None, "", False) or counted:
+            refused[name] = Finding(src.path, "paging", paging.refused, "GET")
+    return refused

@@ -87,13 +87,20 @@ class Live:
         self._lookups: dict[tuple[str, str], bool] = {}
 
     def fetch(self, path: str, extra: Mapping[str, str] | None = None) -> Callable[..., Exchange]:
-        return lambda params: self.client.get(path, {**(extra or {}), **params})
+        def fetch(params: Mapping[str, str], headers: Mapping[str, str] | None = None) -> Exchange:
+            return self.client.get(path, {**(extra or {}), **params}, headers=headers)
+
+        return fetch
 
     def template(self, src: Source) -> str:
         return template(src)
 
     def observe(self) -> None:
         for src in self.sources.values():
+            if src.spec is not None and src.spec.list_path is not None:
+                # Listed by POST only: the probe sends no POST, so nothing is sampled.
+                self.progress(f"{src.name}: POST {src.spec.list_path}: not sent (read-only)")
+                continue
             hint = src.spec.id_param if src.spec else None
             src.obs = observe(self.client, src.name, src.path, hint)
             state = src.obs.finding.reason if src.obs.finding else "sampled"

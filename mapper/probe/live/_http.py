@@ -176,8 +176,11 @@ class ProbeClient:
         *,
         anonymous: bool = False,
         accept: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Exchange:
-        return self._send("GET", target, params, anonymous=anonymous, accept=accept)
+        return self._send(
+            "GET", target, params, anonymous=anonymous, accept=accept, headers=headers
+        )
 
     def options(self, target: str | httpx.URL) -> Exchange:
         return self._send("OPTIONS", target, None)
@@ -199,12 +202,14 @@ class ProbeClient:
         *,
         anonymous: bool = False,
         accept: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Exchange:
         url = target if isinstance(target, httpx.URL) else self.url(target)
         if params:
             url = url.copy_merge_params(dict(params))
         path = self.relative(url)
-        headers = {"Accept": accept} if accept else None
+        # Extra headers ask for a part of a listing (Range); they never change the method.
+        headers = {**({"Accept": accept} if accept else {}), **(headers or {})} or None
         self.sent[method] += 1
         try:
             with translating(f"{method} {path}"):

@@ -34,6 +34,7 @@ from runtime.mapping import (
     Upstream,
     WriteSpec,
     compile_auth,
+    compile_listing,
     compile_pagination,
     content_hash,
     default_label,
@@ -135,6 +136,7 @@ def entity_model(e: EntityDraft) -> Entity:
         ),
         evidence=tuple(e.evidence),
         confidence=e.confidence,
+        listing=compile_listing(e.listing),
     )
 
 

@@ -18,6 +18,7 @@ from .._naming import entity_name, is_placeholder, segments
 from ._bodies import SENDABLE
 from ._collnames import distinct_names
 from ._openapi import Body, SpecRoute, SpecRoutes, body_fields
+from ._postlists import post_listing
 from ._schema import Resolver, SchemaProblem, flatten
 from ._shapes import Expansion, expansions, record_schema, schema_ref
 
@@ -45,6 +46,9 @@ class SpecCollection:
     item_ref: str | None = None  # the ``$ref`` naming the record schema
     # One instance of a templated route (``/bins/{bin_id}/records``): which, and how found.
     instance_of: str | None = None
+    # A listing made by POST (``/things/filter``): its path and its body's properties.
+    list_path: str | None = None
+    list_body: tuple[str, ...] = ()
 
 
 def _details(by_path: dict[str, dict[str, SpecRoute]]) -> dict[tuple[str, bool], tuple[str, str]]:
@@ -92,8 +96,10 @@ def _fields(
                                 description=found.description, detail=detail)  # fmt: skip
         sent: dict[str, Claim | SchemaProblem] = {}
         required: list[str] = []
+        closed = False
         if create is not None and create.request.kind == "json":
             sent, required = body_fields(create.request.schema, spec.resolver, spec.source)
+            closed = _closed(create.request.schema, spec.resolver)
     except SchemaProblem as problem:
         return {}, frozenset(), [Finding(coll_path, problem.code, problem.detail, "GET")]
     for name, claim in [*shown.items(), *((n, c) for n, c in sent.items() if n not in shown)]:
@@ -106,6 +112,11 @@ def _fields(
             continue
         if name not in shown:
             claim = replace(claim, write_only=True)
+        elif closed and name not in sent and not claim.read_only:
+            # The create body refuses every property it does not declare: the
+            # upstream manages this one (Prefect's `created`, `updated`).
+            claim = replace(claim, read_only=True, detail="not in the create body, which "
+                            "refuses other properties (additionalProperties: false)")  # fmt: skip
         fields[name] = claim
     required_set = frozenset(n for n in required if n in fields and not fields[n].read_only)
     fields = {n: replace(c, required=n in required_set) for n, c in fields.items()}
@@ -173,10 +184,71 @@ def group_all(
             continue  # its writes stay operations unless its instances are mapped
         consumed |= {(m, path) for m in listed}
         consumed |= {(m, detail_path) for m in kept}
+    for path, methods in by_path.items():
+        found_post = _posted(path, methods, by_path, details, collections, spec)
+        if found_post is None:
+            continue
+        coll, problems = found_post
+        findings.extend(problems)
+        collections.append(coll)
+        consumed.add(("POST", path))
+        consumed |= {(m, coll.path) for m in coll.methods}
+        consumed |= {(m, coll.detail_path) for m in coll.detail_methods}
     names = distinct_names([c.path for c in collections])
     collections = [replace(c, name=names[c.path]) for c in collections]
     rest = [r for r in spec.routes if (r.method, r.path) not in consumed]
     return collections, nested, rest, findings
+
+
+def _posted(
+    path: str,
+    methods: dict[str, SpecRoute],
+    by_path: dict[str, dict[str, SpecRoute]],
+    details: dict[tuple[str, bool], tuple[str, str]],
+    known: list[SpecCollection],
+    spec: SpecRoutes,
+) -> tuple[SpecCollection, list[Finding]] | None:
+    """A collection listed by POST (see `_postlists`), when nothing lists it by GET."""
+    listing = post_listing(path, methods, spec.resolver)
+    if listing is None:
+        return None
+    parent = listing.parent
+    detail = details.get((parent, False)) or details.get((parent, True))
+    found = _list_items(listing.route.response, spec.resolver)
+    name = entity_name(parent)
+    own = next((p for p in (parent + "/", parent) if p in by_path), parent + "/")
+    if detail is None or found is None or name is None or any(c.path == own for c in known):
+        return None
+    detail_path, id_param = detail
+    detail_routes = by_path[detail_path]
+    item, items_key, keys = found
+    shown = detail_routes["GET"].response
+    item = record_schema(item, shown.schema if shown.kind == "json" else None, spec.resolver)
+    creates = by_path.get(own, {})
+    listed = frozenset(m for m in ("POST",) if m in creates and _sendable(creates[m]))
+    kept = frozenset(
+        m for m in ("GET", "PUT", "PATCH", "DELETE")
+        if m in detail_routes and _sendable(detail_routes[m])
+    )  # fmt: skip
+    fields, required, problems = _fields(own, item, creates.get("POST") if listed else None, spec)
+    route = listing.route
+    coll = SpecCollection(
+        name=name, path=own, detail_path=detail_path, id_param=id_param, tag=route.tag,
+        summary=route.summary, fields=fields, required=required, items_key=items_key,
+        list_keys=keys, query=(), methods=listed, detail_methods=kept, security=route.security,
+        expands=expansions(item, spec.resolver), item_ref=schema_ref(item),
+        list_path=path, list_body=listing.body,
+    )  # fmt: skip
+    return coll, problems
+
+
+def _closed(schema: object, resolver: Resolver) -> bool:
+    """Whether a body schema refuses properties it does not declare."""
+    try:
+        flat, _, _ = flatten(schema, resolver)
+    except SchemaProblem:
+        return False
+    return flat.get("additionalProperties") is False and bool(flat.get("properties"))
 
 
 def _sendable(route: SpecRoute) -> bool:

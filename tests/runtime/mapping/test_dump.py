@@ -76,6 +76,45 @@ VARIANTS: list[tuple[str, Edit]] = [
             {"style": "offset", "offset": "o", "size": "n", "items": "", "firstPage": 0},
         ),
     ),
+    (
+        "range paging",
+        _set(
+            "upstream.pagination",
+            {
+                "style": "range",
+                "items": "",
+                "unit": "rows",
+                "unitHeader": "Range-Unit",
+                "totalHeader": "Content-Range",
+            },
+        ),
+    ),
+    (
+        "next in a header",
+        _set(
+            "upstream.pagination",
+            {
+                "style": "cursor",
+                "cursor": "after",
+                "size": "limit",
+                "items": "",
+                "nextHeader": "X-Next-Cursor",
+            },
+        ),
+    ),
+    (
+        "list by POST",
+        _set(
+            "entities.cards.list",
+            {
+                "method": "POST",
+                "path": "/api/cards/filter",
+                "pagination": {"style": "offset", "offset": "offset", "size": "limit", "items": ""},
+                "evidence": [{"source": "openapi", "detail": "POST /api/cards/filter"}],
+            },
+        ),
+    ),
+    ("list path only", _set("entities.cards.list", {"path": "/api/cards/all"})),
     ("errors and dialect", lambda d: d["upstream"].update(errors="rails", dialect="ransack")),
     (
         "serve",

@@ -26,9 +26,9 @@ def _answer(body: Any, path: str = "/items", **headers: str) -> Exchange:
 def _fetcher(table: Mapping[frozenset[tuple[str, str]], Exchange]) -> Any:
     asked: list[dict[str, str]] = []
 
-    def fetch(params: Mapping[str, str]) -> Exchange:
-        asked.append(dict(params))
-        return table.get(frozenset(params.items()), _answer([]))
+    def fetch(params: Mapping[str, str], headers: Mapping[str, str] | None = None) -> Exchange:
+        asked.append({**params, **(headers or {})})
+        return table.get(frozenset({**params, **(headers or {})}.items()), _answer([]))
 
     fetch.asked = asked  # type: ignore[attr-defined]
     return fetch
@@ -47,7 +47,11 @@ ONE = _answer([{"id": 1}])
             ["page", "page_size"],
             {
                 frozenset({("page_size", "1")}): _answer(
-                    {"count": 3, "next": "x", "results": ROWS[:1]}
+                    {
+                        "count": 3,
+                        "next": "x",
+                        "results": payload("drf-cards-page.json")["results"][:1],
+                    }
                 )
             },
             {
@@ -114,7 +118,8 @@ ONE = _answer([{"id": 1}])
             {
                 frozenset({("page", "1"), ("per_page", "1")}): _answer(
                     ROWS[:1], **{"X-Total-Count": "3"}
-                )
+                ),
+                frozenset({("page", "2"), ("per_page", "1")}): _answer(ROWS[1:2]),
             },
             {
                 "style": "page",
@@ -133,7 +138,8 @@ ONE = _answer([{"id": 1}])
                     ROWS[:1],
                     Link=f'<{BASE}/items?_page=2&_limit=1>; rel="next"',
                     **{"X-Total-Count": "3"},
-                )
+                ),
+                frozenset({("_page", "2"), ("_limit", "1")}): _answer(ROWS[1:2]),
             },
             {
                 "style": "link",
