@@ -1,5 +1,9 @@
 """Mapping format 1: the contract between the mapper and the runtime."""
 
+from ._codecs import CODEC_TYPES as CODEC_TYPES
+from ._codecs import CODECS as CODECS
+from ._codecs import decode as decode_value
+from ._codecs import encode as encode_value
 from ._compile import compile_auth as compile_auth
 from ._compile import compile_pagination as compile_pagination
 from ._compile import default_label as default_label
@@ -82,6 +86,9 @@ from ._stamp import remove_stamp as remove_stamp
 from ._stamp import stamp_path as stamp_path
 from ._stamp import stamp_status as stamp_status
 from ._stamp import write_stamp as write_stamp
+
+# value codecs: the wire's spelling of a protocol value (a field's `codec`)
+__all__ += ["CODECS", "CODEC_TYPES", "decode_value", "encode_value"]
 
 __all__ += [
     "STAMP_FORMAT", "STAMP_SUFFIX", "Stamp", "StampCheck", "StampError", "StampStatus",
