@@ -27,7 +27,7 @@ Then the written mapping is read back: entities, fields, operations and the
 ``unmapped:`` entries by reason, whether ``a2map lint`` accepts it, and whether
 it accounts for the spec honestly: every spec route either mapped (a read or
 write of an entity, or an operation) or listed as unmapped; no entity offering
-a create the runtime cannot send (it writes JSON bodies only); no list read
+a create the runtime cannot send (its `bodyEncoding`: JSON, or a form); no list read
 whose paging the mapping cannot walk while the spec says it pages.
 
 Exit code: 0 when every target and check is met, 1 when one is missed, 2 when
@@ -221,9 +221,12 @@ def spec_routes(spec: dict[str, Any]) -> list[Route]:
     return routes
 
 
-def _takes_json(op: dict[str, Any]) -> bool:
+def _can_send(op: dict[str, Any], encoding: str) -> bool:
+    """Whether the runtime sends what the operation takes: JSON, or a url-encoded form
+    when the mapping says `bodyEncoding: form`."""
     content = (op.get("requestBody") or {}).get("content") or {}
-    return not content or any("json" in str(media).lower() for media in content)
+    sent = "x-www-form-urlencoded" if encoding == "form" else "json"
+    return not content or any(sent in str(media).lower() for media in content)
 
 
 def _empty_form(op: dict[str, Any], spec: dict[str, Any]) -> bool:
@@ -281,6 +284,7 @@ def account(spec: dict[str, Any], mapping: dict[str, Any]) -> Accounting:
     creates_not_json: list[str] = []
     unwalkable: list[str] = []
     pagination = (mapping.get("upstream") or {}).get("pagination") or {}
+    encoding = str((mapping.get("upstream") or {}).get("bodyEncoding", "json"))
     entities = mapping.get("entities") or {}
     for name, entity in entities.items():
         path = str(entity["path"])
@@ -290,7 +294,7 @@ def account(spec: dict[str, Any], mapping: dict[str, Any]) -> Accounting:
         if write.get("create", True):
             writes.add(("POST", _shape(path)))
             create = by_shape.get(("POST", _shape(path)))
-            if create is not None and not _takes_json(create.op):
+            if create is not None and not _can_send(create.op, encoding):
                 creates_not_json.append(name)
         update = write.get("update", "PATCH")
         if update:
@@ -468,10 +472,10 @@ def _report_mapping(a: Accounting) -> bool:
             + _examples([f"{r.method} {r.path}" for r in a.silent]),
         ),
         (
-            "no entity offers a create the runtime cannot send (JSON bodies only)",
+            "no entity offers a create the runtime cannot send (its bodyEncoding)",
             not a.creates_not_json,
-            f"{len(a.creates_not_json)} entities keep create while their POST takes no JSON: "
-            + _examples(a.creates_not_json),
+            f"{len(a.creates_not_json)} entities keep create while their POST takes another "
+            "body than the mapping's bodyEncoding: " + _examples(a.creates_not_json),
         ),
         (
             "no paged list mapped as one request answering everything",

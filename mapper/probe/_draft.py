@@ -141,6 +141,7 @@ class UpstreamDraft:
     errors: str = "plain"
     dialect: str = "none"
     envelope: dict[str, str] = field(default_factory=dict)
+    body_encoding: str = "json"
 
 
 @dataclass(slots=True)

@@ -257,7 +257,7 @@ def _probe(
         by_entity = {name: e.module for name, e in entities.items()}
         pending = unclaimed(routes, rest, sources, entities)
         ops, op_findings = propose(pending, colls_mapped, by_entity, routes.resolver, "api",
-                                   routes.source)  # fmt: skip
+                                   routes.source, routes.body_encoding)  # fmt: skip
         findings.extend(op_findings)
     unmapped = _unmapped(findings, spec, roots)
     if not entities:
@@ -293,6 +293,10 @@ def _upstream(
     auth, extra, auth_notes = credentials(headers, schemes, preferred, env_prefix(ident))
     envelope = {"item": "data"} if any(o.item_envelope for o in observations) else {}
     upstream = UpstreamDraft(auth, extra, dict(pagination), errors, dialect, envelope)
+    if routes is not None and routes.body_encoding != "json":
+        upstream.body_encoding = routes.body_encoding
+        notes.append(f"upstream.bodyEncoding: {routes.body_encoding}: the spec's writes take "
+                     "application/x-www-form-urlencoded bodies, none takes JSON")  # fmt: skip
     return upstream, auth_notes, [*dialect_notes, *notes]
 
 

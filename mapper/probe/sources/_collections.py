@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from .._draft import Claim, Param
 from .._errors import Finding
 from .._naming import entity_name, is_placeholder, segments
-from ._bodies import SENDABLE
+from ._bodies import sendable
 from ._collnames import distinct_names
 from ._openapi import Body, SpecRoute, SpecRoutes, body_fields
 from ._schema import Resolver, SchemaProblem, flatten
@@ -90,7 +90,7 @@ def _fields(
                                 description=found.description, detail=detail)  # fmt: skip
         sent: dict[str, Claim | SchemaProblem] = {}
         required: list[str] = []
-        if create is not None and create.request.kind == "json":
+        if create is not None and create.request.kind in ("json", "form"):
             sent, required = body_fields(create.request.schema, spec.resolver, spec.source)
     except SchemaProblem as problem:
         return {}, frozenset(), [Finding(coll_path, problem.code, problem.detail, "GET")]
@@ -137,11 +137,15 @@ def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list
         shown = detail_routes["GET"].response
         item = record_schema(item, shown.schema if shown.kind == "json" else None, spec.resolver)
         # Writes the runtime cannot send (a form body) stay operation candidates.
-        listed = frozenset(m for m in ("GET", "POST") if m in methods and _sendable(methods[m]))
-        kept = frozenset(
-            m for m in ("GET", "PUT", "PATCH", "DELETE")
-            if m in detail_routes and _sendable(detail_routes[m])
+        listed = frozenset(
+            m for m in ("GET", "POST") if m in methods and _sendable(methods[m], spec)
         )  # fmt: skip
+        kept: frozenset[str] = frozenset(
+            m for m in ("GET", "PUT", "PATCH", "DELETE")
+            if m in detail_routes and _sendable(detail_routes[m], spec)
+        )  # fmt: skip
+        if not kept & {"PUT", "PATCH"} and _updates_by_post(detail_routes, item, spec):
+            kept |= {"POST"}
         create = methods.get("POST") if "POST" in listed else None
         fields, required, problems = _fields(path, item, create, spec)
         findings.extend(problems)
@@ -163,5 +167,20 @@ def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list
     return collections, rest, findings
 
 
-def _sendable(route: SpecRoute) -> bool:
-    return route.method == "GET" or route.request.kind in SENDABLE
+def _sendable(route: SpecRoute, spec: SpecRoutes) -> bool:
+    return route.method == "GET" or sendable(route.request.kind, spec.body_encoding)
+
+
+def _updates_by_post(routes: dict[str, SpecRoute], item: object, spec: SpecRoutes) -> bool:
+    """A POST on the record's own path, with a body, answering the record: an update.
+
+    Stripe updates this way (``POST /v1/customers/{customer}``); the answer naming the
+    record's own schema tells it apart from an action posted to the record.
+    """
+    post = routes.get("POST")
+    if post is None or post.request.kind not in ("json", "form"):
+        return False
+    if not _sendable(post, spec) or post.response.kind != "json":
+        return False
+    answered = schema_ref(post.response.schema)
+    return answered is not None and answered == schema_ref(item)
