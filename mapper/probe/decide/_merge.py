@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._draft import SPEC_SOURCES, Claim, Ev, FieldDraft
+from ._codecs import choose as choose_codec
 from ._refs import RefDecision
 
 SERVER_MANAGED = frozenset(
@@ -147,10 +148,18 @@ def merge(field: FieldInput) -> FieldDraft | None:
         draft.description = field.spec.description
     ref = field.ref
     is_ref = ref is not None and ref.type is not None and ref.entity is not None
+    codec = choose_codec(field.source.rsplit(".", 1)[-1], declared, field.sample)
+    if codec is not None and not is_ref:
+        # The wire spells the value otherwise: the type is the protocol's, decoded.
+        draft.type, draft.codec, draft.max, draft.day_key = codec.type, codec.codec, None, False
+        draft.values, draft.values_closed = (), True
+        draft.evidence = [*draft.evidence, *codec.evidence]
+        if codec.note:
+            draft.notes.append(codec.note)
     if declared is not None:
         if declared is field.spec and field.options is not None:
             _second_opinion(draft, declared, field.options)
-        if field.sample is not None:
+        if field.sample is not None and draft.codec is None:
             if _compatible(declared, field.sample):
                 draft.evidence.append(Ev("sample"))
                 if draft.confidence == "medium" and declared.type != "json":

@@ -83,6 +83,7 @@ def _field(f: FieldDraft) -> Field:
         evidence=tuple(f.evidence),
         confidence=f.confidence,
         note="; ".join(dict.fromkeys(f.notes)) if f.notes else None,
+        codec=f.codec,
     )
 
 
