@@ -11,7 +11,7 @@ from runtime.mapping import Entity, Mapping
 from runtime.protocol import ProtocolError
 from runtime.upstream import UpstreamClient
 
-from ._failures import CannotSynthesize, Skip
+from ._failures import CannotSynthesize, Skip, VerificationFailure
 from ._ledger import Ledger
 from ._marker import tag_field
 from ._values import body_for, guard
@@ -174,7 +174,15 @@ class Ctx:
                 if field_.required:
                     raise CannotSynthesize(f"{entity.name}.{field_.name} requires a cycle")
                 continue
-            parent = await self._parent(target, second=variant > 0)
+            if field_.required:
+                parent = await self._parent(target, second=variant > 0)
+            else:
+                try:
+                    parent = await self._parent(target, second=variant > 0)
+                except (ProtocolError, VerificationFailure, Skip, CannotSynthesize):
+                    # An optional reference is left out when no parent can be had: the
+                    # parent's own checks report why, and this create does not need it.
+                    continue
             if parent is None:
                 if field_.required:
                     raise Skip(f"no {target.name} record to refer to from {entity.name}")

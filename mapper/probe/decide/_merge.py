@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._draft import SPEC_SOURCES, Claim, Ev, FieldDraft
+from ..sources import NOT_SENT
 from ._codecs import choose as choose_codec
 from ._refs import RefDecision
 
@@ -112,6 +113,10 @@ def _flags(draft: FieldDraft, field: FieldInput, declared: Claim | None) -> None
             f"disagree: required is {field.spec.required} in {field.spec.source}, "
             f"{field.options.required} in options; {field.spec.source} won"
         )
+    spec = field.spec
+    if spec is not None and spec.read_only and spec.detail == NOT_SENT:
+        draft.evidence.append(Ev(spec.source, NOT_SENT))
+        draft.notes.append(f"read-only: shown in records, {NOT_SENT}")
     if not claims and field.source.rsplit(".", 1)[-1] in SERVER_MANAGED:
         draft.read_only = True
         draft.evidence.append(Ev("name", "a server-managed timestamp name"))

@@ -4,6 +4,7 @@ conventions, API roots and their links.
 """
 
 from ._bodies import FORM_BODY as FORM_BODY
+from ._collections import NOT_SENT as NOT_SENT
 from ._collections import SpecCollection as SpecCollection
 from ._collections import group as group
 from ._jsonserver import is_json_server as is_json_server
@@ -29,7 +30,8 @@ from ._specload import discover as discover
 from ._specload import load_given as load_given
 
 __all__ = [
-    "FORM_BODY", "SOURCE", "OptionsView", "Resolver", "Roots", "Schema", "SchemaProblem",
+    "FORM_BODY", "NOT_SENT", "SOURCE", "OptionsView", "Resolver", "Roots", "Schema",
+    "SchemaProblem",
     "SpecCollection", "SpecDoc", "SpecRoute", "SpecRoutes", "body_fields", "discover",
     "find_roots", "group", "is_json_server", "is_rails", "jsonserver_conventions",
     "load_given", "looks_like_pocketbase", "rails_conventions", "read_options",

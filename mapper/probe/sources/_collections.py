@@ -21,6 +21,9 @@ from ._openapi import Body, SpecRoute, SpecRoutes, body_fields
 from ._schema import Resolver, SchemaProblem, flatten
 from ._shapes import Expansion, expansions, record_schema, schema_ref
 
+# Why a field the spec does not mark readOnly is read-only (see `_fields`).
+NOT_SENT = "not in the create body"
+
 
 @dataclass(frozen=True, slots=True)
 class SpecCollection:
@@ -95,6 +98,10 @@ def _fields(
     except SchemaProblem as problem:
         return {}, frozenset(), [Finding(coll_path, problem.code, problem.detail, "GET")]
     for name, claim in [*shown.items(), *((n, c) for n, c in sent.items() if n not in shown)]:
+        if sent and name not in sent and isinstance(claim, Claim) and not claim.read_only:
+            # The create body lists what a client may send; what a record shows beyond
+            # it (Stripe's `object`, `livemode`, `created`) is the server's to set.
+            claim = replace(claim, read_only=True, detail=claim.detail or NOT_SENT)
         if isinstance(claim, SchemaProblem):
             if claim.code == "polymorphic":
                 fields[name] = Claim(spec.source, type="json", wire="object", detail=claim.detail)

@@ -152,3 +152,18 @@ def test_collections_keep_only_the_writes_the_runtime_can_send(
     assert (set(coll.methods), set(coll.detail_methods)) == (methods, detail)
     assert [f"{r.method} {r.path}" for r in rest] == left
     assert coll.required == required
+
+
+def test_what_a_record_shows_beyond_its_create_body_is_read_only() -> None:
+    item = {"type": "object", "properties": {"id": {"type": "string"},
+            "name": {"type": "string"}, "created": {"type": "integer"}}}  # fmt: skip
+    routes = _routes({
+        "/things": {"get": {"responses": answers({"type": "array", "items": item})},
+                    "post": {"requestBody": FORM_WRITE, "responses": answers(item)}},
+        "/things/{id}": {"get": {"responses": answers(item)}},
+    })  # fmt: skip
+    (coll,), _, _ = group(routes)
+    assert {n: bool(c.read_only) for n, c in coll.fields.items()} == {
+        "id": True, "name": False, "created": True,
+    }  # fmt: skip
+    assert coll.fields["created"].detail == "not in the create body"
