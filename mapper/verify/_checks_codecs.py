@@ -94,7 +94,10 @@ def _form_entities(mapping: MappingModel) -> Iterator[Subject]:
 
 def _form_fields(entity: Entity) -> tuple[list[Field], list[Field]]:
     """The text field the run marks its records with, and the writable objects."""
-    writable = [f for f in entity.fields.values() if is_writable(entity, f) and not f.source[1:]]
+    writable = [
+        f for f in entity.fields.values()
+        if is_writable(entity, f) and not f.write_only and not f.source[1:]
+    ]  # fmt: skip
     tag = tag_field(entity)
     strings = [tag] if tag is not None else []
     nested = [f for f in writable if f.type == "json"]

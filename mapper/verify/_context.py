@@ -23,6 +23,8 @@ class VerifyOptions:
     read_only: bool = False
     include_destructive: bool = False
     only: tuple[str, ...] = ()
+    # Create records of entities the mapping cannot delete (the upstream is disposable).
+    allow_leftovers: bool = False
 
 
 @dataclass(slots=True)
@@ -89,6 +91,11 @@ class Ctx:
 
     async def create(self, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
         """Create through the runtime's client; the record joins the cleanup ledger at once."""
+        if not entity.write.delete and not self.options.allow_leftovers:
+            # Its records would stay behind: only an upstream its owner calls disposable
+            # takes them (`--allow-leftovers`), and the report lists what was left.
+            raise Skip(f"{entity.name} records cannot be deleted (the mapping declares no "
+                       "delete); written only with --allow-leftovers")  # fmt: skip
         self.changed(entity)
         record = await self.client.create_record(entity, body)
         self.ledger.add(entity.name, record["id"])

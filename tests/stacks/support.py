@@ -55,7 +55,7 @@ def lint(path: Path) -> Result:
 
 
 def verify_copy(
-    source: Path, directory: Path, env: Mapping[str, str]
+    source: Path, directory: Path, env: Mapping[str, str], *args: str
 ) -> tuple[Path, subprocess.CompletedProcess[str], dict[str, Any]]:
     """`a2map verify` on a copy (stamps are build outputs): the copy, the run, its report."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -63,7 +63,7 @@ def verify_copy(
     shutil.copy(source, copy)
     report = directory / "report.json"
     done = subprocess.run(
-        [sys.executable, "-m", "mapper", "verify", str(copy), "--json", str(report)],
+        [sys.executable, "-m", "mapper", "verify", str(copy), "--json", str(report), *args],
         env={**os.environ, **env},
         cwd=ROOT,
         capture_output=True,

@@ -154,3 +154,31 @@ def test_writes_through_the_runtime_land_upstream_as_reported(
 
         read = httpx.get(f"{base}/{ident}", headers=AGENT, timeout=30).json()
         assert read["created"] == record["created"]
+
+
+def test_records_that_cannot_be_deleted_are_written_only_when_allowed(
+    probed: tuple[Path, dict[str, Any]], server: StackServer, tmp_path: Path
+) -> None:
+    path, _ = probed
+    doc = yaml.safe_load(path.read_text())
+    assert doc["entities"]["tax_rates"]["write"] == {"update": "POST", "delete": False}
+    env = env_of(server)
+    _, _, plain = verify_copy(path, tmp_path / "plain", env, "--only", "tax_rates")
+    claims = {c["claim"]: c for c in plain["checks"]}
+    create = claims["entities.tax_rates.write.create"]
+    assert create["outcome"] == "skipped" and "--allow-leftovers" in create["note"]
+    assert not [x for x in plain["cleanup"]["leftovers"] if x["entity"] == "tax_rates"]
+
+    _, _, allowed = verify_copy(
+        path, tmp_path / "allowed", env, "--only", "tax_rates", "--allow-leftovers"
+    )
+    claims = {c["claim"]: c for c in allowed["checks"]}
+    # Written now; what the mock then fails to store is its own fault, named as such.
+    assert claims["entities.tax_rates.write.create.minimal"]["outcome"] == "passed"
+    create = claims["entities.tax_rates.write.create"]
+    assert create["outcome"] == "passed" or create["failure"]["wrong"] == "upstream"
+    left = [x for x in allowed["cleanup"]["leftovers"] if x["entity"] == "tax_rates"]
+    assert left, allowed["cleanup"]
+    for item in left:
+        answer = httpx.get(server.collection(f"tax_rates/{item['id']}"), headers=server.headers)
+        assert answer.status_code == 200  # left behind, as reported

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from .._draft import Claim, Ev
+from ..live import CODEC_SHOWN
 
 # A time by its name: created, updated_at, expiresAt, timestamp, period_end is not.
 _TIME_NAME = re.compile(
@@ -50,7 +51,7 @@ def _is_time(name: str, declared: Claim | None) -> str | None:
 def choose(name: str, declared: Claim | None, sample: Claim | None) -> CodecDecision | None:
     """The codec of one field, or None when the wire spells the protocol's own type."""
     sampled = sample.codec if sample is not None else None
-    shown = Ev("sample", sample.detail if sample is not None else None)
+    shown = Ev("sample", CODEC_SHOWN.get(sampled or ""))
     if declared is not None and declared.type == "string" and declared.format in _DECIMAL_FORMATS:
         if sample is not None and sample.wire not in ("numeric", None):
             return None  # the samples are no decimal text: the declaration is wrong

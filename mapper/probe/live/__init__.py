@@ -20,10 +20,11 @@ from ._samples import jsonapi_targets as jsonapi_targets
 from ._samples import records_of as records_of
 from ._samples import sample_claims as sample_claims
 from ._samples import values_at as values_at
+from ._values import CODEC_SHOWN as CODEC_SHOWN
 from ._values import kind_of as kind_of
 
 __all__ = [
-    "NEXT_KEYS", "SAFE_METHODS", "TOTAL_KEYS", "Envelope", "Exchange", "ProbeClient",
+    "CODEC_SHOWN", "NEXT_KEYS", "SAFE_METHODS", "TOTAL_KEYS", "Envelope", "Exchange", "ProbeClient",
     "ReadOnlyTransport", "classify", "dig", "envelope_of", "flatten_record", "has_ids",
     "jsonapi_targets", "kind_of", "last_record", "records_of", "sample_claims", "size_cap",
     "values_at",

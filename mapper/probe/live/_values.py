@@ -30,15 +30,23 @@ EPOCH_SECONDS = range(10**8, 10**10)
 EPOCH_MS = range(10**11, 10**13)
 
 
-def integer_codec(values: Sequence[int]) -> tuple[str | None, str | None]:
-    """(the codec every integer fits, what the samples show) for integer samples."""
+# What the samples show, by the codec they fit.
+CODEC_SHOWN = {
+    "int-bool": "every value is 0 or 1",
+    "epoch-seconds": "every value is an integer of epoch seconds",
+    "epoch-ms": "every value is an integer of epoch milliseconds",
+}
+
+
+def integer_codec(values: Sequence[int]) -> str | None:
+    """The codec every one of these integers fits, if any (a candidate only)."""
     if all(v in (0, 1) for v in values):
-        return "int-bool", "every value is 0 or 1"
+        return "int-bool"
     if all(v in EPOCH_SECONDS for v in values):
-        return "epoch-seconds", "every value is an integer of epoch seconds"
+        return "epoch-seconds"
     if all(v in EPOCH_MS for v in values):
-        return "epoch-ms", "every value is an integer of epoch milliseconds"
-    return None, None
+        return "epoch-ms"
+    return None
 
 
 def kind_of(value: Any) -> str:
@@ -107,8 +115,8 @@ def sample_claim(values: Sequence[Any]) -> Claim | None:
     nullable = len(present) < len(values)
     kinds = {kind_of(v) for v in present}
     if kinds == {"integer"}:
-        codec, detail = integer_codec(present)
-        claim = Claim("sample", type="number", wire="integer", codec=codec, detail=detail)
+        # The candidate codec travels apart from `detail`, which is the claim's own word.
+        claim = Claim("sample", type="number", wire="integer", codec=integer_codec(present))
     elif kinds <= {"integer", "number"}:
         claim = Claim("sample", type="number", wire="number")
     elif kinds == {"boolean"}:
