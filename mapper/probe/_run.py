@@ -45,6 +45,7 @@ from .decide import (
     spec_paging,
     template,
     unclaimed,
+    unserved,
     with_size_cap,
 )
 from .live import ProbeClient
@@ -118,8 +119,10 @@ def _entities(sources: dict[str, Source]) -> tuple[dict[str, EntityDraft], list[
     for src in sources.values():
         if src.obs is not None and src.obs.finding is not None:
             findings.append(src.obs.finding)
-            if src.spec is None:
-                continue  # nothing else describes it
+            if src.spec is None or src.obs.finding.code == "not-found":
+                # Nothing else describes it, or the live upstream has no such listing
+                # whatever its spec says: it stays under `unmapped` with the 404.
+                continue
         entity, problems = build(src)
         findings.extend(problems)
         if entity is not None:
@@ -258,7 +261,7 @@ def _probe(
         pending = unclaimed(routes, rest, sources, entities)
         ops, op_findings = propose(pending, colls_mapped, by_entity, routes.resolver, "api",
                                    routes.source, routes.body_encoding)  # fmt: skip
-        findings.extend(op_findings)
+        findings.extend([*op_findings, *unserved(sources, entities)])
     unmapped = _unmapped(findings, spec, roots)
     if not entities:
         raise NothingMappable("nothing could be mapped: no collection with typed records", unmapped)

@@ -77,6 +77,21 @@ def test_form_bodies_are_writes_and_only_a_file_upload_is_left(doc: dict[str, An
     assert customers["write"] == {"update": "POST"}
 
 
+def test_collections_the_mock_does_not_serve_are_unmapped_with_their_404(
+    doc: dict[str, Any],
+) -> None:
+    # The spec lists 70 collections; the mock serves these (the rest answer 404).
+    assert set(doc["entities"]) == {
+        "accounts", "charges", "customers", "plans", "prices", "products", "refunds",
+        "subscription_items", "subscriptions", "tax_rates",
+    }  # fmt: skip
+    coupons = {(u.get("method"), u["reason"].split(":")[0]) for u in doc["unmapped"]
+               if u["path"].startswith("/v1/coupons")}  # fmt: skip
+    assert coupons == {("GET", "not-found"), ("POST", "not-found"), ("DELETE", "not-found")}
+    paths = {op["request"]["path"] for op in doc["operations"]}
+    assert not any(p.startswith("/v1/coupons") for p in paths)
+
+
 def test_paging_is_the_cursor_of_the_last_id(doc: dict[str, Any]) -> None:
     assert doc["upstream"]["pagination"] == {
         "style": "cursor", "size": "limit", "cursor": "starting_after", "items": "data",

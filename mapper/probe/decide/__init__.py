@@ -11,6 +11,7 @@ from ._filters import filter_candidates as filter_candidates
 from ._filters import probe_sort as probe_sort
 from ._filters import sort_param as sort_param
 from ._leftovers import unclaimed as unclaimed
+from ._leftovers import unserved as unserved
 from ._nospec import refine as refine
 from ._operations import propose as propose
 from ._pagefit import fit_pages as fit_pages
@@ -30,5 +31,5 @@ __all__ = [
     "Live", "Paging", "Source", "build", "by_name_only", "credentials", "decide",
     "dialects", "filter_candidates", "fit_pages", "pocketbase", "probe_sort", "propose",
     "ref_inputs", "refine", "settle", "sort_param", "sources_of", "spec_paging", "template",
-    "unclaimed", "with_size_cap",
+    "unclaimed", "unserved", "with_size_cap",
 ]  # fmt: skip
