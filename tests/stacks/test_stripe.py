@@ -192,6 +192,10 @@ def test_records_that_cannot_be_deleted_are_written_only_when_allowed(
     assert claims["entities.tax_rates.write.create.minimal"]["outcome"] == "passed"
     create = claims["entities.tax_rates.write.create"]
     assert create["outcome"] == "passed" or create["failure"]["wrong"] == "upstream"
+    # Form bodies store what was sent: escaped text, and metadata[...] as an object.
+    form = claims["entities.tax_rates.write.form"]
+    assert form["outcome"] == "passed", form
+    assert form["note"] == "stored as sent through a form: display_name, metadata[...]"
     left = [x for x in allowed["cleanup"]["leftovers"] if x["entity"] == "tax_rates"]
     assert left, allowed["cleanup"]
     for item in left:
