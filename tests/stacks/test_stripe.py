@@ -170,6 +170,23 @@ def test_writes_through_the_runtime_land_upstream_as_reported(
         read = httpx.get(f"{base}/{ident}", headers=AGENT, timeout=30).json()
         assert read["created"] == record["created"]
 
+        # An invalid create is refused with every violation; nothing reaches the mock.
+        before = httpx.get(server.collection("customers"), params={"limit": 100},
+                           headers=server.headers).json()["data"]  # fmt: skip
+        bad = httpx.post(base, json={"email": 5, "balance": "x", "name": 7}, headers=AGENT)
+        assert bad.status_code == 400, bad.text
+        fields = sorted(v["field"] for v in bad.json()["violations"])
+        assert fields == ["balance", "email", "name"]
+        after = httpx.get(server.collection("customers"), params={"limit": 100},
+                          headers=server.headers).json()["data"]  # fmt: skip
+        assert [c["id"] for c in after] == [c["id"] for c in before]
+
+        # The mock has no customer delete: the runtime answers an error, never a success,
+        # and the record is still there.
+        gone = httpx.delete(f"{base}/{ident}", headers=AGENT, timeout=30)
+        assert gone.status_code >= 400, gone.text
+        assert direct(ident)["id"] == ident
+
 
 def test_records_that_cannot_be_deleted_are_written_only_when_allowed(
     probed: tuple[Path, dict[str, Any]], server: StackServer, tmp_path: Path
