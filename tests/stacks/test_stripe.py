@@ -83,7 +83,7 @@ def test_collections_the_mock_does_not_serve_are_unmapped_with_their_404(
     # The spec lists 70 collections; the mock serves these (the rest answer 404).
     assert set(doc["entities"]) == {
         "accounts", "charges", "customers", "plans", "prices", "products", "refunds",
-        "subscription_items", "subscriptions", "tax_rates",
+        "subscriptions", "tax_rates",
     }  # fmt: skip
     coupons = {(u.get("method"), u["reason"].split(":")[0]) for u in doc["unmapped"]
                if u["path"].startswith("/v1/coupons")}  # fmt: skip

@@ -138,6 +138,14 @@ def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list
             )
             consumed.add(("GET", path))
             continue
+        needed = [p.name for p in listing.params if p.where == "query" and p.required]
+        if needed:
+            # A listing that needs a parent's id in its query (Stripe's subscription
+            # items need `subscription`) lists only under another record, too.
+            detail_text = f"listed only with the query parameter {', '.join(needed)}"
+            findings.append(Finding(path, "nested-collection", detail_text, "GET"))
+            consumed.add(("GET", path))
+            continue
         detail_path, id_param = detail
         detail_routes = by_path[detail_path]
         item, items_key, keys = found

@@ -167,3 +167,18 @@ def test_what_a_record_shows_beyond_its_create_body_is_read_only() -> None:
         "id": True, "name": False, "created": True,
     }  # fmt: skip
     assert coll.fields["created"].detail == "not in the create body"
+
+
+def test_a_listing_that_needs_a_query_parameter_lists_only_under_a_parent() -> None:
+    needed = {"name": "parent", "in": "query", "required": True, "schema": {"type": "string"}}
+    routes = _routes({
+        "/things": {"get": {"parameters": [needed],
+                            "responses": answers({"type": "array", "items": ref("thing")})}},
+        "/things/{id}": {"get": {"responses": answers(ref("thing"))}},
+    })  # fmt: skip
+    colls, rest, findings = group(routes)
+    assert colls == []
+    assert [(f.path, f.code, f.detail) for f in findings] == [
+        ("/things", "nested-collection", "listed only with the query parameter parent")
+    ]
+    assert [f"{r.method} {r.path}" for r in rest] == ["GET /things/{id}"]
