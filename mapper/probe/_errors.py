@@ -37,7 +37,7 @@ REASONS: dict[str, str] = {
     "hyperlinked-ref": "references are URLs, which the runtime does not write",
     "mixed-params": "the operation takes both query and body parameters",
     "binary-request": "the operation takes a file upload",
-    "form-body": "the operation takes a form body; the runtime writes JSON only",
+    "form-body": "the operation takes a form body, and the upstream's other writes take JSON",
     "paging": "the list pages in a way the mapping's pagination cannot walk",
     "outside-upstream": "a link pointing outside the upstream base URL (never followed)",
     "spec-document": "the API's own OpenAPI document, not data",

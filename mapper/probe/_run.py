@@ -51,6 +51,7 @@ from .decide import (
     spec_paging,
     template,
     unclaimed,
+    unserved,
     with_size_cap,
 )
 from .live import Exchange, ProbeClient
@@ -126,8 +127,10 @@ def _entities(sources: dict[str, Source]) -> tuple[dict[str, EntityDraft], list[
     for src in sources.values():
         if src.obs is not None and src.obs.finding is not None:
             findings.append(src.obs.finding)
-            if src.spec is None:
-                continue  # nothing else describes it
+            if src.spec is None or src.obs.finding.code == "not-found":
+                # Nothing else describes it, or the live upstream has no such listing
+                # whatever its spec says: it stays under `unmapped` with the 404.
+                continue
         entity, problems = build(src)
         findings.extend(problems)
         if entity is not None:
@@ -289,8 +292,8 @@ def _probe(
         by_entity = {name: e.module for name, e in entities.items()}
         pending = unclaimed(routes, rest, sources, entities)
         ops, op_findings = propose(pending, colls_mapped, by_entity, routes.resolver, "api",
-                                   routes.source)  # fmt: skip
-        findings.extend(op_findings)
+                                   routes.source, routes.body_encoding)  # fmt: skip
+        findings.extend([*op_findings, *unserved(sources, entities)])
     unmapped = _unmapped(findings, spec, roots, pages)
     if not entities:
         raise NothingMappable("nothing could be mapped: no collection with typed records", unmapped)
@@ -327,6 +330,10 @@ def _upstream(
     auth, extra, auth_notes = credentials(headers, schemes, preferred, env_prefix(ident))
     envelope = {"item": "data"} if any(o.item_envelope for o in observations) else {}
     upstream = UpstreamDraft(auth, extra, dict(pagination), errors, dialect, envelope)
+    if routes is not None and routes.body_encoding != "json":
+        upstream.body_encoding = routes.body_encoding
+        notes.append(f"upstream.bodyEncoding: {routes.body_encoding}: the spec's writes take "
+                     "application/x-www-form-urlencoded bodies, none takes JSON")  # fmt: skip
     return upstream, auth_notes, [*dialect_notes, *notes]
 
 

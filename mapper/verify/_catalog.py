@@ -5,6 +5,7 @@ from . import _checks_read as _checks_read
 from . import _checks_write as _checks_write
 from . import _checks_fields as _checks_fields
 from . import _checks_normalize as _checks_normalize
+from . import _checks_codecs as _checks_codecs
 from . import _checks_query as _checks_query
 from . import _checks_ops as _checks_ops
 from . import _checks_delete as _checks_delete
@@ -12,6 +13,6 @@ from . import _checks_posted as _checks_posted
 # isort: on
 
 MODULES = (
-    _checks_read, _checks_write, _checks_fields, _checks_normalize, _checks_query, _checks_ops,
-    _checks_delete, _checks_posted,
+    _checks_read, _checks_write, _checks_fields, _checks_normalize, _checks_codecs,
+    _checks_query, _checks_ops, _checks_delete, _checks_posted,
 )  # fmt: skip

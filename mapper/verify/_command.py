@@ -45,6 +45,7 @@ def verify_command(
     include_destructive: bool = False,
     write_corrected: Path | None = None,
     progress: bool = True,
+    allow_leftovers: bool = False,
 ) -> int:
     if not mapping_path.is_file():
         return _usage(f"no such mapping file: {mapping_path}")
@@ -52,6 +53,8 @@ def verify_command(
         return _usage("--write-corrected must name another file: verify never rewrites a mapping")
     if read_only and include_destructive:
         return _usage("--read-only and --include-destructive exclude each other")
+    if read_only and allow_leftovers:
+        return _usage("--read-only and --allow-leftovers exclude each other")
     try:
         mapping = load_mapping(mapping_path)
     except MappingError as exc:
@@ -60,7 +63,7 @@ def verify_command(
     if unknown:
         declared = ", ".join(mapping.entities)
         return _usage(f"--only names no entity: {', '.join(unknown)} (declared: {declared})")
-    options = VerifyOptions(read_only, include_destructive, tuple(only))
+    options = VerifyOptions(read_only, include_destructive, tuple(only), allow_leftovers)
 
     async def verify() -> Report:
         task = asyncio.current_task()

@@ -11,7 +11,7 @@ from runtime.mapping import Entity, Mapping
 from runtime.protocol import ProtocolError
 from runtime.upstream import UpstreamClient
 
-from ._failures import CannotSynthesize, Skip
+from ._failures import CannotSynthesize, Skip, VerificationFailure
 from ._ledger import Ledger
 from ._marker import tag_field
 from ._values import body_for, guard
@@ -23,6 +23,8 @@ class VerifyOptions:
     read_only: bool = False
     include_destructive: bool = False
     only: tuple[str, ...] = ()
+    # Create records of entities the mapping cannot delete (the upstream is disposable).
+    allow_leftovers: bool = False
 
 
 @dataclass(slots=True)
@@ -89,6 +91,11 @@ class Ctx:
 
     async def create(self, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
         """Create through the runtime's client; the record joins the cleanup ledger at once."""
+        if not entity.write.delete and not self.options.allow_leftovers:
+            # Its records would stay behind: only an upstream its owner calls disposable
+            # takes them (`--allow-leftovers`), and the report lists what was left.
+            raise Skip(f"{entity.name} records cannot be deleted (the mapping declares no "
+                       "delete); written only with --allow-leftovers")  # fmt: skip
         self.changed(entity)
         record = await self.client.create_record(entity, body)
         self.ledger.add(entity.name, record["id"])
@@ -174,7 +181,15 @@ class Ctx:
                 if field_.required:
                     raise CannotSynthesize(f"{entity.name}.{field_.name} requires a cycle")
                 continue
-            parent = await self._parent(target, second=variant > 0)
+            if field_.required:
+                parent = await self._parent(target, second=variant > 0)
+            else:
+                try:
+                    parent = await self._parent(target, second=variant > 0)
+                except (ProtocolError, VerificationFailure, Skip, CannotSynthesize):
+                    # An optional reference is left out when no parent can be had: the
+                    # parent's own checks report why, and this create does not need it.
+                    continue
             if parent is None:
                 if field_.required:
                     raise Skip(f"no {target.name} record to refer to from {entity.name}")

@@ -56,7 +56,9 @@ def scalar(field: Field, *, variant: int, n: int, tag: str | None = None) -> Any
         pick = _pick(field.values, variant)
         return [pick] if kind == "list<enum>" else pick
     if kind == "json":
-        return {"a2v": True, "variant": variant}
+        # Text values: a form body carries text only, so an object of text reads back
+        # the same through a form and through JSON.
+        return {"a2v": "yes", "variant": str(variant)}
     return NO_VALUE  # binary, and refs, which need records (see Ctx)
 
 
@@ -77,11 +79,17 @@ def body_for(
     refs: Mapping[str, Any],
     only: set[str] | None = None,
 ) -> dict[str, Any]:
-    """Every writable field (or `only` these) with a synthesised value; refs given."""
+    """Every writable field that reads back, and the required ones (or `only` these), with
+    a synthesised value; refs given."""
     tagged = tag_field(entity)
     body: dict[str, Any] = {}
     for field in entity.fields.values():
         if field.read_only or (only is not None and field.name not in only):
+            continue
+        if field.write_only and not field.required and only is None:
+            # Never read back, so a write of it proves nothing; it stays out unless
+            # required (a password), since a made-up value of it (a payment token, a
+            # coupon code) only invites a refusal that says nothing about the rest.
             continue
         if field.is_ref:
             if field.name in refs:

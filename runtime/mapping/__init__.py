@@ -1,5 +1,9 @@
 """Mapping format 1: the contract between the mapper and the runtime."""
 
+from ._codecs import CODEC_TYPES as CODEC_TYPES
+from ._codecs import CODECS as CODECS
+from ._codecs import decode as decode_value
+from ._codecs import encode as encode_value
 from ._compile import compile_auth as compile_auth
 from ._compile import compile_listing as compile_listing
 from ._compile import compile_pagination as compile_pagination
@@ -91,6 +95,9 @@ from ._withheld import Refusal as Refusal
 from ._withheld import Scope as WithholdScope
 from ._withheld import Withheld as Withheld
 from ._withheld import withhold as withhold
+
+# value codecs: the wire's spelling of a protocol value (a field's `codec`)
+__all__ += ["CODECS", "CODEC_TYPES", "decode_value", "encode_value"]
 
 __all__ += [
     "STAMP_FORMAT", "STAMP_SUFFIX", "Stamp", "StampCheck", "StampError", "StampStatus",

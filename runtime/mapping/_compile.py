@@ -82,6 +82,7 @@ def _field(name: str, spec: dict[str, Any]) -> Field:
         evidence=_evidence(spec.get("evidence")),
         confidence=spec.get("confidence"),
         note=spec.get("note"),
+        codec=spec.get("codec"),
     )
 
 
@@ -254,6 +255,7 @@ def _upstream(spec: dict[str, Any], res: Resolver) -> Upstream:
         timeout_seconds=float(spec.get("timeoutSeconds", 10.0)),
         item_envelope=dotted(envelope.get("item")),
         write_envelope=envelope.get("write"),
+        body_encoding=spec.get("bodyEncoding", "json"),
     )
 
 

@@ -86,6 +86,8 @@ def dump_field(f: Field) -> Doc:
         doc["normalize"] = list(f.normalize)
     if f.decimals is not None:
         doc["decimals"] = f.decimals
+    if f.codec is not None:
+        doc["codec"] = f.codec
     if f.on_delete != "restrict":
         doc["onDelete"] = f.on_delete
     if f.upstream_on_delete is not None:
@@ -278,6 +280,8 @@ def _upstream(u: Upstream) -> Doc:
         envelope["write"] = u.write_envelope
     if envelope:
         doc["envelope"] = envelope
+    if u.body_encoding != "json":
+        doc["bodyEncoding"] = u.body_encoding
     return doc
 
 

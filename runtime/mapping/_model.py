@@ -134,6 +134,8 @@ class Field:
     evidence: tuple[Evidence, ...] = ()
     confidence: str | None = None
     note: str | None = None
+    # How the wire spells the value when not as the protocol does (see `_codecs`).
+    codec: str | None = None
 
     def __post_init__(self) -> None:
         # Callers may spell the type as text; the model always holds the member.
@@ -166,7 +168,8 @@ class SortSpec:
 @dataclass(frozen=True, slots=True)
 class WriteSpec:
     create: bool = True
-    update: Literal["PATCH", "PUT"] | None = "PATCH"
+    # POST: the upstream updates by POST on the record's path (Stripe), changes only.
+    update: Literal["PATCH", "PUT", "POST"] | None = "PATCH"
     delete: bool = True
     wrap: str | None = None
 
@@ -334,6 +337,8 @@ class Upstream:
     timeout_seconds: float = 10.0
     item_envelope: tuple[str, ...] = ()
     write_envelope: str | None = None
+    # How write and operation bodies are sent: JSON, or a form with bracket nesting.
+    body_encoding: Literal["json", "form"] = "json"
 
     def __post_init__(self) -> None:
         if not isinstance(self.errors, ErrorStyle):

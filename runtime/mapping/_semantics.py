@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._codecs import CODEC_TYPES
 from ._errors import PathPart, Problem, allowed, did_you_mean
 from ._model import DATETIME_NORMALIZATIONS, READ_ONLY, STRING_NORMALIZATIONS
 
@@ -69,6 +70,12 @@ def _check_field(
         problems.append(
             Problem((*path, "decimals"), f"decimals are a number's places; {ftype} has none")
         )
+    codec = spec.get("codec")
+    if codec is not None and CODEC_TYPES.get(codec) != ftype:
+        problems.append(
+            Problem((*path, "codec"), f"codec {codec} reads and writes a {CODEC_TYPES.get(codec)}, "
+                    f"not {ftype}")
+        )  # fmt: skip
     fitting = {"string": STRING_NORMALIZATIONS, "datetime": DATETIME_NORMALIZATIONS}.get(ftype, ())
     for index, rule in enumerate(spec.get("normalize", ())):
         if rule not in fitting:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from runtime.mapping import Entity, Field, SortSpec
+from runtime.mapping import Entity, Field, SortSpec, encode_value
 
 
 class Encoder(Protocol):
@@ -48,6 +48,12 @@ def sort_params(
 
 def encode_filter(encoder: Encoder, op: str, field: Field | None, value: Any) -> str | None:
     """The query-string text of `value` compared by the protocol operator `op`."""
+    if field is not None and field.codec is not None:
+        # The upstream compares what it stores: its own spelling (epoch seconds, 0/1).
+        if isinstance(value, list | tuple):
+            value = [encode_value(field.codec, v) for v in value]
+        else:
+            value = encode_value(field.codec, value)
     by_op = getattr(encoder, "encode_filter", None)
     if by_op is not None:
         encoded: str | None = by_op(op, field, value)

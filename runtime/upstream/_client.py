@@ -22,6 +22,7 @@ from runtime.mapping import Mapping as MappingModel
 from runtime.protocol import ProtocolError, steers
 
 from ._confine import BaseUrl
+from ._form import FORM_MEDIA, form_body
 from ._pagination import PAST_END, Answer, Ask, style_for
 from ._records import dig, id_text, to_protocol, to_upstream, write_wrap
 from ._translate import NOT_FOUND, answered_write, interpret, shape_error, translating
@@ -104,7 +105,13 @@ class UpstreamClient:
         with translating(what), anyio.fail_after(self.upstream.timeout_seconds):
             # The deadline bounds the whole exchange; httpx's own timeouts bound
             # each phase, so a server trickling bytes cannot hold us past it.
-            response = await self._http.request(method, url, json=json, headers=headers)
+            if self.upstream.body_encoding == "form" and isinstance(json, Mapping):
+                sent = {**(headers or {}), "Content-Type": FORM_MEDIA}
+                response = await self._http.request(
+                    method, url, content=form_body(json), headers=sent
+                )
+            else:
+                response = await self._http.request(method, url, json=json, headers=headers)
         # Path only: the query may hold filter values, or the key of query auth.
         elapsed_ms = 1000 * (time.perf_counter() - started)
         logger.debug("%s -> %d in %.0f ms", what, response.status_code, elapsed_ms)
@@ -202,7 +209,7 @@ class UpstreamClient:
     async def update_record(
         self, entity: Entity, id: str | int, body: Mapping[str, Any]
     ) -> dict[str, Any] | None:
-        """PATCH (or PUT, per the mapping) the record; None when it does not exist."""
+        """PATCH (or PUT or POST, per the mapping) the record; None when it does not exist."""
         method = entity.write.update
         self._allowed(entity, method is not None, "update")
         changes = dict(body)

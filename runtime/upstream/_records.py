@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from runtime.mapping import Entity, Field
+from runtime.mapping import Entity, Field, decode_value, encode_value
 
 from ._translate import shape_error
 
@@ -86,6 +86,7 @@ def _number(value: Any) -> Any:
 def _read(field: Field, value: Any) -> Any:
     if value is None:
         return None
+    value = decode_value(field.codec, value)
     if value == "" and (field.day_key or field.type in _BLANK_IS_NULL) and "" not in field.values:
         return None
     if field.day_key and isinstance(value, str) and (midnight := _MIDNIGHT.fullmatch(value)):
@@ -144,7 +145,7 @@ def to_upstream(
                 value = [_ref_out(v, id_type) for v in value]
             else:
                 value = _ref_out(value, id_type)
-        put(out, field.source, value)
+        put(out, field.source, encode_value(field.codec, value))
     wrap = write_wrap(entity, envelope)
     if wrap:
         wrapped: dict[str, Any] = {}

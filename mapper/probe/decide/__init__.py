@@ -14,6 +14,7 @@ from ._instances import Instances as Instances
 from ._instances import expand as expand
 from ._instances import instances as instances
 from ._leftovers import unclaimed as unclaimed
+from ._leftovers import unserved as unserved
 from ._nospec import refine as refine
 from ._operations import propose as propose
 from ._pagefit import fit_pages as fit_pages
@@ -59,6 +60,7 @@ __all__ = [
     "spec_paging",
     "template",
     "unclaimed",
+    "unserved",
     "with_size_cap",
 ]  # fmt: skip
 __all__ += ["refuse_unwalkable"]

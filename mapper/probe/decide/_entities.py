@@ -117,6 +117,8 @@ def _write(src: Source) -> tuple[dict[str, object], Ev | None]:
     else:
         return {"create": False, "update": False, "delete": False}, None
     update: object = "PATCH" if "PATCH" in detail else ("PUT" if "PUT" in detail else False)
+    if update is False and src.spec is not None and "POST" in detail:
+        update = "POST"  # the spec's POST on the record's path answers the record
     write = {"create": "POST" in methods, "update": update, "delete": "DELETE" in detail}
     return write, ev
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._draft import SPEC_SOURCES, Claim, Ev, FieldDraft
+from ..sources import NOT_SENT
+from ._codecs import choose as choose_codec
 from ._refs import RefDecision
 
 SERVER_MANAGED = frozenset(
@@ -111,6 +113,10 @@ def _flags(draft: FieldDraft, field: FieldInput, declared: Claim | None) -> None
             f"disagree: required is {field.spec.required} in {field.spec.source}, "
             f"{field.options.required} in options; {field.spec.source} won"
         )
+    spec = field.spec
+    if spec is not None and spec.read_only and spec.detail == NOT_SENT:
+        draft.evidence.append(Ev(spec.source, NOT_SENT))
+        draft.notes.append(f"read-only: shown in records, {NOT_SENT}")
     if not claims and field.source.rsplit(".", 1)[-1] in SERVER_MANAGED:
         draft.read_only = True
         draft.evidence.append(Ev("name", "a server-managed timestamp name"))
@@ -147,10 +153,18 @@ def merge(field: FieldInput) -> FieldDraft | None:
         draft.description = field.spec.description
     ref = field.ref
     is_ref = ref is not None and ref.type is not None and ref.entity is not None
+    codec = choose_codec(field.source.rsplit(".", 1)[-1], declared, field.sample)
+    if codec is not None and not is_ref:
+        # The wire spells the value otherwise: the type is the protocol's, decoded.
+        draft.type, draft.codec, draft.max, draft.day_key = codec.type, codec.codec, None, False
+        draft.values, draft.values_closed = (), True
+        draft.evidence = [*draft.evidence, *codec.evidence]
+        if codec.note:
+            draft.notes.append(codec.note)
     if declared is not None:
         if declared is field.spec and field.options is not None:
             _second_opinion(draft, declared, field.options)
-        if field.sample is not None:
+        if field.sample is not None and draft.codec is None:
             if _compatible(declared, field.sample):
                 draft.evidence.append(Ev("sample"))
                 if draft.confidence == "medium" and declared.type != "json":

@@ -38,7 +38,7 @@ def _owner(
     return None
 
 
-def _problem(route: SpecRoute) -> Finding | None:
+def _problem(route: SpecRoute, encoding: str = "json") -> Finding | None:
     def finding(code: str, detail: str) -> Finding:
         return Finding(route.path, code, detail, route.method)
 
@@ -53,7 +53,9 @@ def _problem(route: SpecRoute) -> Finding | None:
         return finding("no-schema", "a read whose answer has no JSON schema")
     if route.request.kind == "binary":
         return finding("binary-request", "the operation takes a file upload")
-    if route.request.kind == "form":
+    if route.request.kind == "multipart":
+        return finding("binary-request", "the operation takes a multipart upload (a file)")
+    if route.request.kind == "form" and encoding != "form":
         return finding("form-body", FORM_BODY)
     if route.request.kind in ("html", "text"):
         return finding("non-json", "the operation takes a text body, not JSON")
@@ -78,6 +80,7 @@ def propose(
     resolver: Resolver,
     default_module: str,
     source: str = "openapi",
+    body_encoding: str = "json",
 ) -> tuple[list[OperationDraft], list[Finding]]:
     """Operations for the routes, and findings for those that cannot be one.
 
@@ -87,7 +90,7 @@ def propose(
     findings: list[Finding] = []
     taken: set[str] = set()
     for route in routes:
-        problem = _problem(route)
+        problem = _problem(route, body_encoding)
         if problem is not None:
             findings.append(problem)
             continue
@@ -126,7 +129,7 @@ def propose(
                 if param.required:
                     required.add(identifier(param.name))
         body: dict[str, Claim] = {}
-        if route.request.kind == "json" and route.request.schema is not None:
+        if route.request.kind in ("json", "form") and route.request.schema is not None:
             try:
                 fields, body_required = body_fields(route.request.schema, resolver, source)
             except SchemaProblem as exc:

@@ -22,10 +22,11 @@ from ._samples import jsonapi_targets as jsonapi_targets
 from ._samples import records_of as records_of
 from ._samples import sample_claims as sample_claims
 from ._samples import values_at as values_at
+from ._values import CODEC_SHOWN as CODEC_SHOWN
 from ._values import kind_of as kind_of
 
 __all__ = [
-    "NEXT_KEYS", "SAFE_METHODS", "TOTAL_KEYS", "Envelope", "Exchange", "HtmlLink",
+    "CODEC_SHOWN", "NEXT_KEYS", "SAFE_METHODS", "TOTAL_KEYS", "Envelope", "Exchange", "HtmlLink",
     "ProbeClient", "ReadOnlyTransport", "classify", "dig", "envelope_of", "flatten_record",
     "has_ids", "html_links",
     "jsonapi_targets", "kind_of", "last_record", "records_of", "sample_claims", "size_cap",

@@ -68,9 +68,14 @@ def envelope_of(body: Any, content_type: str = "") -> Envelope | None:
     jsonapi = "vnd.api+json" in content_type or (
         items == "data"
         and bool(records)
-        and all({"type", "id"} <= r.keys() and "attributes" in r for r in records)
+        # JSON:API's attributes are an object; Stripe's products carry a list of that name.
+        and all(_jsonapi_resource(r) for r in records)
     )
     return Envelope(items, total, nxt, jsonapi, keys)
+
+
+def _jsonapi_resource(record: Mapping[str, Any]) -> bool:
+    return {"type", "id"} <= record.keys() and isinstance(record.get("attributes"), Mapping)
 
 
 def records_of(body: Any, envelope: Envelope) -> list[Mapping[str, Any]]:

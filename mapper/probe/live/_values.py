@@ -23,6 +23,30 @@ _NUMERIC = re.compile(r"^-?\d+(\.\d+)?$")
 
 ENUM_MIN_SAMPLES = 6
 ENUM_MAX_VALUES = 10
+# Integers that read as instants: seconds from 1973 to 2286, milliseconds from 1973 to
+# 2286. Amounts and counts fall there too, so these are only candidates: a codec is
+# declared where the spec or the field's name says the field is a time.
+EPOCH_SECONDS = range(10**8, 10**10)
+EPOCH_MS = range(10**11, 10**13)
+
+
+# What the samples show, by the codec they fit.
+CODEC_SHOWN = {
+    "int-bool": "every value is 0 or 1",
+    "epoch-seconds": "every value is an integer of epoch seconds",
+    "epoch-ms": "every value is an integer of epoch milliseconds",
+}
+
+
+def integer_codec(values: Sequence[int]) -> str | None:
+    """The codec every one of these integers fits, if any (a candidate only)."""
+    if all(v in (0, 1) for v in values):
+        return "int-bool"
+    if all(v in EPOCH_SECONDS for v in values):
+        return "epoch-seconds"
+    if all(v in EPOCH_MS for v in values):
+        return "epoch-ms"
+    return None
 
 
 def kind_of(value: Any) -> str:
@@ -90,9 +114,11 @@ def sample_claim(values: Sequence[Any]) -> Claim | None:
         return None
     nullable = len(present) < len(values)
     kinds = {kind_of(v) for v in present}
-    if kinds <= {"integer", "number"}:
-        wire = "integer" if kinds == {"integer"} else "number"
-        claim = Claim("sample", type="number", wire=wire)
+    if kinds == {"integer"}:
+        # The candidate codec travels apart from `detail`, which is the claim's own word.
+        claim = Claim("sample", type="number", wire="integer", codec=integer_codec(present))
+    elif kinds <= {"integer", "number"}:
+        claim = Claim("sample", type="number", wire="number")
     elif kinds == {"boolean"}:
         claim = Claim("sample", type="boolean", wire="boolean")
     elif kinds == {"string"}:

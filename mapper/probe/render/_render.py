@@ -85,6 +85,7 @@ def _field(f: FieldDraft) -> Field:
         evidence=tuple(f.evidence),
         confidence=f.confidence,
         note="; ".join(dict.fromkeys(f.notes)) if f.notes else None,
+        codec=f.codec,
     )
 
 
@@ -195,6 +196,7 @@ def build_mapping(draft: Draft) -> Mapping:
         dialect=Dialect(up.dialect),
         item_envelope=_dotted(up.envelope.get("item")),
         write_envelope=up.envelope.get("write"),
+        body_encoding="form" if up.body_encoding == "form" else "json",
     )
     mapping = Mapping(
         format=1,

@@ -4,6 +4,7 @@ conventions, API roots and their links, HTML pages and their JSON renderings.
 """
 
 from ._bodies import FORM_BODY as FORM_BODY
+from ._collections import NOT_SENT as NOT_SENT
 from ._collections import SpecCollection as SpecCollection
 from ._collections import group as group
 from ._collections import group_all as group_all
@@ -35,7 +36,7 @@ from ._specload import discover as discover
 from ._specload import load_given as load_given
 
 __all__ = [
-    "ACCEPT_RENDERING", "FORM_BODY", "SOURCE", "OptionsView", "PageCollection", "Pages",
+    "ACCEPT_RENDERING", "FORM_BODY", "NOT_SENT", "SOURCE", "OptionsView", "PageCollection", "Pages",
     "Resolver", "Roots", "Schema", "SchemaProblem",
     "SpecCollection", "SpecDoc", "SpecRoute", "SpecRoutes", "body_fields", "detail_renderings",
     "discover",

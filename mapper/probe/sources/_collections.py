@@ -15,12 +15,15 @@ from dataclasses import dataclass, field, replace
 from .._draft import Claim, Param
 from .._errors import Finding
 from .._naming import entity_name, is_placeholder, segments
-from ._bodies import SENDABLE
+from ._bodies import sendable
 from ._collnames import distinct_names
 from ._openapi import Body, SpecRoute, SpecRoutes, body_fields
 from ._postlists import post_listing
 from ._schema import Resolver, SchemaProblem, flatten
 from ._shapes import Expansion, expansions, record_schema, schema_ref
+
+# Why a field the spec does not mark readOnly is read-only (see `_fields`).
+NOT_SENT = "not in the create body"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,12 +100,16 @@ def _fields(
         sent: dict[str, Claim | SchemaProblem] = {}
         required: list[str] = []
         closed = False
-        if create is not None and create.request.kind == "json":
+        if create is not None and create.request.kind in ("json", "form"):
             sent, required = body_fields(create.request.schema, spec.resolver, spec.source)
             closed = _closed(create.request.schema, spec.resolver)
     except SchemaProblem as problem:
         return {}, frozenset(), [Finding(coll_path, problem.code, problem.detail, "GET")]
     for name, claim in [*shown.items(), *((n, c) for n, c in sent.items() if n not in shown)]:
+        if sent and name not in sent and isinstance(claim, Claim) and not claim.read_only:
+            # The create body lists what a client may send; what a record shows beyond
+            # it (Stripe's `object`, `livemode`, `created`) is the server's to set.
+            claim = replace(claim, read_only=True, detail=claim.detail or NOT_SENT)
         if isinstance(claim, SchemaProblem):
             if claim.code == "polymorphic":
                 fields[name] = Claim(spec.source, type="json", wire="object", detail=claim.detail)
@@ -155,17 +162,29 @@ def group_all(
                 Finding(path, "nested-collection", "listed only under another record", "GET")
             )
             consumed.add(("GET", path))
+        needed = [p.name for p in listing.params if p.where == "query" and p.required]
+        if needed and not templated:
+            # A listing that needs a parent's id in its query (Stripe's subscription
+            # items need `subscription`) lists only under another record, too.
+            detail_text = f"listed only with the query parameter {', '.join(needed)}"
+            findings.append(Finding(path, "nested-collection", detail_text, "GET"))
+            consumed.add(("GET", path))
+            continue
         detail_path, id_param = detail
         detail_routes = by_path[detail_path]
         item, items_key, keys = found
         shown = detail_routes["GET"].response
         item = record_schema(item, shown.schema if shown.kind == "json" else None, spec.resolver)
         # Writes the runtime cannot send (a form body) stay operation candidates.
-        listed = frozenset(m for m in ("GET", "POST") if m in methods and _sendable(methods[m]))
-        kept = frozenset(
-            m for m in ("GET", "PUT", "PATCH", "DELETE")
-            if m in detail_routes and _sendable(detail_routes[m])
+        listed = frozenset(
+            m for m in ("GET", "POST") if m in methods and _sendable(methods[m], spec)
         )  # fmt: skip
+        kept: frozenset[str] = frozenset(
+            m for m in ("GET", "PUT", "PATCH", "DELETE")
+            if m in detail_routes and _sendable(detail_routes[m], spec)
+        )  # fmt: skip
+        if not kept & {"PUT", "PATCH"} and _updates_by_post(detail_routes, item, spec):
+            kept |= {"POST"}
         create = methods.get("POST") if "POST" in listed else None
         fields, required, problems = _fields(path, item, create, spec)
         if not templated:
@@ -225,10 +244,10 @@ def _posted(
     shown = detail_routes["GET"].response
     item = record_schema(item, shown.schema if shown.kind == "json" else None, spec.resolver)
     creates = by_path.get(own, {})
-    listed = frozenset(m for m in ("POST",) if m in creates and _sendable(creates[m]))
+    listed = frozenset(m for m in ("POST",) if m in creates and _sendable(creates[m], spec))
     kept = frozenset(
         m for m in ("GET", "PUT", "PATCH", "DELETE")
-        if m in detail_routes and _sendable(detail_routes[m])
+        if m in detail_routes and _sendable(detail_routes[m], spec)
     )  # fmt: skip
     fields, required, problems = _fields(own, item, creates.get("POST") if listed else None, spec)
     route = listing.route
@@ -251,5 +270,20 @@ def _closed(schema: object, resolver: Resolver) -> bool:
     return flat.get("additionalProperties") is False and bool(flat.get("properties"))
 
 
-def _sendable(route: SpecRoute) -> bool:
-    return route.method == "GET" or route.request.kind in SENDABLE
+def _sendable(route: SpecRoute, spec: SpecRoutes) -> bool:
+    return route.method == "GET" or sendable(route.request.kind, spec.body_encoding)
+
+
+def _updates_by_post(routes: dict[str, SpecRoute], item: object, spec: SpecRoutes) -> bool:
+    """A POST on the record's own path, with a body, answering the record: an update.
+
+    Stripe updates this way (``POST /v1/customers/{customer}``); the answer naming the
+    record's own schema tells it apart from an action posted to the record.
+    """
+    post = routes.get("POST")
+    if post is None or post.request.kind not in ("json", "form"):
+        return False
+    if not _sendable(post, spec) or post.response.kind != "json":
+        return False
+    answered = schema_ref(post.response.schema)
+    return answered is not None and answered == schema_ref(item)

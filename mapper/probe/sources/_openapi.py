@@ -16,7 +16,7 @@ import httpx
 from .._auth import SecurityScheme, prefix_from
 from .._draft import Claim, Param
 from .._text import plain
-from ._bodies import declares_no_field, form_schema
+from ._bodies import body_encoding, declares_no_field, form_schema
 from ._schema import Resolver, SchemaProblem, claim_of, object_properties
 from ._specload import SpecDoc
 from ._swagger2 import to_openapi3
@@ -29,7 +29,7 @@ _SUCCESS = ("200", "201", "202", "203", "204", "2XX", "2xx", "default")
 class Body:
     """What an operation takes or answers: ``json`` (with a schema), or another kind."""
 
-    kind: str  # json | form | binary | html | text | none
+    kind: str  # json | form | multipart | binary | html | text | none
     schema: Any = None
 
 
@@ -59,6 +59,9 @@ class SpecRoutes:
     schemes: Mapping[str, SecurityScheme]
     security: tuple[str, ...]
     tags: Mapping[str, str | None] = field(default_factory=dict)
+    # How the upstream takes write bodies: ``form`` when its writes take url-encoded
+    # forms and none takes JSON (see `_bodies.body_encoding`).
+    body_encoding: str = "json"
 
 
 def _server_path(doc: Mapping[str, Any]) -> str:
@@ -82,9 +85,9 @@ def _body(content: Any) -> Body:
         if "json" in kind:
             entry = content[media] if isinstance(content[media], Mapping) else {}
             return Body("json", entry.get("schema"))
-    is_form, form = form_schema(content)
-    if is_form:
-        return Body("form", form)
+    form_kind, form = form_schema(content)
+    if form_kind is not None:
+        return Body(form_kind, form)
     if any("html" in k for k in kinds):
         return Body("html")
     if any(k.startswith("text/") for k in kinds):
@@ -114,7 +117,7 @@ def _request(op: Mapping[str, Any], resolver: Resolver) -> Body:
     except SchemaProblem:
         return Body("none")
     found = _body(body.get("content"))
-    if found.kind == "form" and declares_no_field(found.schema, resolver):
+    if found.kind in ("form", "multipart") and declares_no_field(found.schema, resolver):
         return Body("none")  # an empty form carries nothing
     return found
 
@@ -216,6 +219,7 @@ def read_routes(spec: SpecDoc, base_path: str = "") -> SpecRoutes:
         schemes=schemes,
         security=_security(doc.get("security")) or (),
         tags=tags,
+        body_encoding=body_encoding(r.request.kind for r in routes),
     )
 
 

@@ -128,6 +128,7 @@ def claim_of(node: Any, resolver: Resolver, source: str, seen: tuple[str, ...] =
         "write_only": bool(schema.get("writeOnly")),
         "nullable": nullable,
         "description": schema.get("description") or schema.get("title") or None,
+        "format": schema.get("format") if isinstance(schema.get("format"), str) else None,
     }
     kind = schema.get("type")
     if "const" in schema and schema["const"] is not None:

@@ -1,7 +1,8 @@
 """A payments-style spec, probed offline: every route mapped or unmapped with a true reason.
 
-Detail reads answer ``anyOf[record, deleted stub]``, writes take form bodies,
-GET and DELETE declare empty form bodies, lists page by the last record's id.
+Detail reads answer ``anyOf[record, deleted stub]``, writes take form bodies (sent as
+forms: ``bodyEncoding: form``), updates are POSTs on the record's path, GET and DELETE
+declare empty form bodies, lists page by the last record's id.
 """
 
 from __future__ import annotations
@@ -64,14 +65,14 @@ PATHS = {
 }
 EXPECTED = {
     ("GET", "/v1/customers"): "read",
-    ("POST", "/v1/customers"): "unmapped: form-body",
+    ("POST", "/v1/customers"): "create",
     ("GET", "/v1/customers/{}"): "read",
-    ("POST", "/v1/customers/{}"): "unmapped: form-body",
+    ("POST", "/v1/customers/{}"): "update",
     ("DELETE", "/v1/customers/{}"): "delete",
     ("DELETE", "/v1/customers/{}/discount"): "operation",
     ("GET", "/v1/charges"): "read",
     ("GET", "/v1/charges/{}"): "read",
-    ("POST", "/v1/charges/{}/capture"): "unmapped: form-body",
+    ("POST", "/v1/charges/{}/capture"): "operation",
     ("GET", "/v1/balance"): "operation",
 }
 
@@ -92,15 +93,17 @@ def test_the_detail_union_with_a_deleted_stub_does_not_hide_the_record(
     assert customers["id"] == {"source": "id", "type": "string"}
     assert list(customers["fields"]) == ["object", "name", "email", "test_clock"]
     assert not any(u["reason"].startswith(("ambiguous-id", "polymorphic"))
-                   for u in mapped["unmapped"])  # fmt: skip
+                   for u in mapped.get("unmapped", []))  # fmt: skip
 
 
-def test_form_writes_are_refused_and_claim_no_required_fields(mapped: dict[str, Any]) -> None:
+def test_form_writes_are_sent_as_forms_and_updates_as_posts(mapped: dict[str, Any]) -> None:
+    assert mapped["upstream"]["bodyEncoding"] == "form"
     customers = mapped["entities"]["customers"]
-    assert customers["write"] == {"create": False, "update": False}
+    assert customers["write"] == {"update": "POST"}
     assert [n for n, f in customers["fields"].items() if f.get("required")] == []
-    reasons = {u["reason"] for u in mapped["unmapped"] if u.get("method") == "POST"}
-    assert reasons == {"form-body: the operation takes a form body; the runtime writes JSON only"}
+    assert "unmapped" not in mapped
+    capture = next(o for o in mapped["operations"] if o["request"]["path"].endswith("/capture"))
+    assert capture["request"]["send"] == "body" and capture["params"]["amount"]["type"] == "number"
 
 
 @pytest.mark.parametrize(

@@ -177,3 +177,24 @@ async def test_an_earlier_interrupted_run_is_swept_first() -> None:
     assert report.swept == {"cards": 1, "lists": 1}
     assert left["id"] not in api.tables["cards"] and also["id"] not in api.tables["lists"]
     assert mine["id"] in api.tables["cards"]  # only the run marker's exact shape is swept
+
+
+async def test_records_that_cannot_be_deleted_are_written_only_when_allowed() -> None:
+    undeletable = MAPPING_YAML.replace(
+        "    sort: {param: ordering, fields: [id, title, created]}\n",
+        "    sort: {param: ordering, fields: [id, title, created]}\n    write: {delete: false}\n",
+    )
+    assert undeletable != MAPPING_YAML
+    model = load_mapping_text(undeletable, env={"FAKE_URL": BASE, "FAKE_TOKEN": TOKEN})
+    api = FakeApi()
+    report = await run_verification(model, VerifyOptions(), transport=api.transport)
+    create = next(r for r in report.results if r.claim == "entities.cards.write.create")
+    assert create.outcome == "skipped" and "--allow-leftovers" in str(create.note)
+    assert not leftovers(api)  # not one card written
+    assert not [r for r in api.requests if r.method == "POST" and "/cards/" in r.url.path]
+
+    api = FakeApi()
+    options = VerifyOptions(allow_leftovers=True)
+    report = await run_verification(model, options, transport=api.transport)
+    create = next(r for r in report.results if r.claim == "entities.cards.write.create")
+    assert create.outcome == "passed", create.as_dict()

@@ -153,6 +153,18 @@ VARIANTS: list[tuple[str, Edit]] = [
     ),
     ("number decimals", _set("entities.cards.fields.cost", {"type": "number", "decimals": 2})),
     (
+        "epoch seconds",
+        _set("entities.cards.fields.made", {"type": "datetime", "codec": "epoch-seconds"}),
+    ),
+    ("epoch ms", _set("entities.cards.fields.seen", {"type": "datetime", "codec": "epoch-ms"})),
+    (
+        "decimal text",
+        _set("entities.cards.fields.cost", {"type": "number", "codec": "decimal-string"}),
+    ),
+    ("0/1 boolean", _set("entities.cards.fields.done", {"type": "boolean", "codec": "int-bool"})),
+    ("form bodies", lambda d: d["upstream"].update(bodyEncoding="form")),
+    ("update by POST", _set("entities.cards.write", {"update": "POST"})),
+    (
         "open enum",
         _set(
             "entities.cards.fields.priority",

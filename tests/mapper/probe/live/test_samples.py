@@ -43,6 +43,28 @@ JSONAPI = {
         ),
         (JSONAPI, "application/vnd.api+json", "data", "meta.total", "links.next", True),
         (
+            {**JSONAPI, "meta": {}, "links": {}},  # JSON:API without its media type
+            "application/json",
+            "data",
+            None,
+            None,
+            True,
+        ),
+        (  # Stripe's products: `type`, `id` and a list named `attributes`; not JSON:API
+            {
+                "object": "list",
+                "has_more": False,
+                "data": [
+                    {"id": "prod_1", "object": "product", "type": "service", "attributes": []}
+                ],
+            },
+            "application/json",
+            "data",
+            None,
+            None,
+            False,
+        ),
+        (
             {"widgets": [{"id": 1}], "cursor": "abc"},
             "application/json",
             "widgets",

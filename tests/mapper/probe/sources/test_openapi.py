@@ -130,7 +130,7 @@ def test_swagger_2_is_read_through_the_openapi_3_reader() -> None:
     assert pets.required == frozenset({"name"})
     assert pets.methods == frozenset({"GET", "POST"}) and "DELETE" in pets.detail_methods
     assert [(r.method, r.path, r.request.kind) for r in rest] == [
-        ("POST", "/v1/pets/{petId}/photo", "form")
+        ("POST", "/v1/pets/{petId}/photo", "multipart")
     ]
     assert routes.schemes["key"].where == "header"
     assert read_routes(SpecDoc(SWAGGER2, "spec", "swagger"), "/v1").routes[0].path == "/pets"
