@@ -81,6 +81,7 @@ def _field(name: str, spec: dict[str, Any]) -> Field:
         evidence=_evidence(spec.get("evidence")),
         confidence=spec.get("confidence"),
         note=spec.get("note"),
+        write_source=dotted(spec["writeSource"]) if "writeSource" in spec else None,
     )
 
 

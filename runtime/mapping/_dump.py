@@ -63,6 +63,8 @@ def dump_field(f: Field) -> Doc:
     doc: Doc = {"type": kind}
     if f.source != tuple(p for p in f.name.split(".") if p):
         doc["source"] = _dotted(f.source)
+    if f.write_source is not None:
+        doc["writeSource"] = _dotted(f.write_source)
     if f.required:
         doc["required"] = True
     if f.read_only:

@@ -133,6 +133,9 @@ class Field:
     evidence: tuple[Evidence, ...] = ()
     confidence: str | None = None
     note: str | None = None
+    # Where writes put the value when the upstream reads and writes it under
+    # different names (read ``priority.id`` from a nested object, write ``priority_id``).
+    write_source: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         # Callers may spell the type as text; the model always holds the member.
@@ -142,6 +145,11 @@ class Field:
     @property
     def is_ref(self) -> bool:
         return self.type in ("ref", "list<ref>")
+
+    @property
+    def written_at(self) -> tuple[str, ...]:
+        """The upstream path a write body carries this field's value at."""
+        return self.source if self.write_source is None else self.write_source
 
 
 @dataclass(frozen=True, slots=True)

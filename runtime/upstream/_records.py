@@ -129,6 +129,9 @@ def to_upstream(
 ) -> dict[str, Any]:
     """A protocol write body in the upstream's shape: renamed, nested, wrapped.
 
+    Each value goes where the field is written (``writeSource``), which may differ
+    from where it is read (a ref read from ``priority.id``, written as ``priority_id``).
+
     The entity's ``write.wrap`` wins over the upstream-wide `envelope`.
     `id_types` (entity name → ``string``/``integer``) lets refs to integer-keyed
     entities go out as numbers, which schemaless upstreams compare strictly.
@@ -144,7 +147,7 @@ def to_upstream(
                 value = [_ref_out(v, id_type) for v in value]
             else:
                 value = _ref_out(value, id_type)
-        put(out, field.source, value)
+        put(out, field.written_at, value)
     wrap = write_wrap(entity, envelope)
     if wrap:
         wrapped: dict[str, Any] = {}

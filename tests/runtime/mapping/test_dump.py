@@ -114,6 +114,13 @@ VARIANTS: list[tuple[str, Edit]] = [
     ),
     ("number decimals", _set("entities.cards.fields.cost", {"type": "number", "decimals": 2})),
     (
+        "read and write names differ",
+        _set(
+            "entities.cards.fields.list",
+            {"type": "ref", "entity": "lists", "source": "list.id", "writeSource": "list_id"},
+        ),
+    ),
+    (
         "open enum",
         _set(
             "entities.cards.fields.priority",
