@@ -1,0 +1,3 @@
+class SeveritiesController < ApplicationController
+  crud Severity, permit: %i[name], filters: %i[name]
+end
