@@ -83,6 +83,16 @@ class FieldDraft:
     # What the upstream does to this field when its target is deleted: a candidate
     # from the stack's known behaviour, for the verifier to prove.
     upstream_on_delete: str | None = None
+    # Where writes put the value when that differs from `source` (a nested ref read
+    # from ``severity.id`` and written as ``severity_id``).
+    write_source: str | None = None
+
+    def nested_base(self) -> str | None:
+        """``severity`` for a ref read from ``severity.id`` with no write name yet."""
+        if self.type != "ref" or self.write_source is not None:
+            return None
+        head, _, last = self.source.rpartition(".")
+        return head if head and last == "id" else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from ..sources import SpecCollection
 from ._merge import FieldInput, merge
 from ._observe import Observation
 from ._refs import RefDecision
+from ._writenames import pair_write_names
 
 
 @dataclass(slots=True)
@@ -173,6 +174,7 @@ def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
         id_source=ident, id_type=src.id_type(), fields=fields, summary=summary,
         write=write, evidence=list(dict.fromkeys(evidence)), confidence=confidence,
     )  # fmt: skip
+    pair_write_names(entity)
     return entity, findings
 
 

@@ -83,6 +83,7 @@ def _field(f: FieldDraft) -> Field:
         evidence=tuple(f.evidence),
         confidence=f.confidence,
         note="; ".join(dict.fromkeys(f.notes)) if f.notes else None,
+        write_source=None if f.write_source is None else _dotted(f.write_source),
     )
 
 
