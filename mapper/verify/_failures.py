@@ -10,7 +10,7 @@
          SortIgnored, SortMisordered, CreateRefused, UpdateRefused, UndeclaredRequired,
          RequiredNotEnforced, ReadOnlyFieldWritable, EnumNotClosed, EnumValueRefused,
          FieldTypeMismatch, NormalizationNotApplied, GetNotFound, DanglingRef,
-         DeleteEffectMismatch,
+         DeleteEffectMismatch, WriteNameIgnored,
          OperationRefused, OperationResponseShape, ReadOnlyOperationWrote
 
     VerifyError (Exception)                 our mapping file or this tool is wrong; no claim tested
@@ -214,6 +214,10 @@ class DanglingRef(MappingAtFault):
 
 class DeleteEffectMismatch(MappingAtFault):
     title = "deleting a record affects references differently from upstreamOnDelete"
+
+
+class WriteNameIgnored(MappingAtFault):
+    title = "a field written by its writeSource is not stored"
 
 
 class OperationRefused(MappingAtFault):

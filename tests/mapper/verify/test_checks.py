@@ -24,6 +24,7 @@ from mapper.verify._failures import (
     RequiredNotEnforced,
     SortIgnored,
     UndeclaredRequired,
+    WriteNameIgnored,
     WriteNotPersisted,
 )
 from runtime.mapping import load_mapping_text
@@ -177,3 +178,23 @@ async def test_an_earlier_interrupted_run_is_swept_first() -> None:
     assert report.swept == {"cards": 1, "lists": 1}
     assert left["id"] not in api.tables["cards"] and also["id"] not in api.tables["lists"]
     assert mine["id"] in api.tables["cards"]  # only the run marker's exact shape is swept
+
+
+@pytest.mark.parametrize(("write_source", "outcome"), [("list", "passed"), ("list_ref", "failed")])
+async def test_a_write_name_is_proven_by_writing_it_alone(write_source: str, outcome: str) -> None:
+    text = MAPPING_YAML.replace(
+        "list: {type: ref, entity: lists, upstreamOnDelete: set-null}",
+        f"list: {{type: ref, entity: lists, writeSource: {write_source}}}",
+    )
+    api = FakeApi()
+    report = await run_verification(mapping(text), VerifyOptions(), transport=api.transport)
+    result = next(r for r in report.results if r.claim == "entities.cards.fields.list.writeSource")
+    assert result.outcome == outcome, result.as_dict()
+    if outcome == "failed":
+        failure = result.failure
+        assert isinstance(failure, WriteNameIgnored) and failure.wrong == "mapping"
+        assert "list_ref" in failure.message and "writeSource" in failure.fix
+        assert failure.request and failure.request.startswith("GET")
+    else:
+        assert result.note == "written as list, read back from list as sent"
+    assert not leftovers(api)

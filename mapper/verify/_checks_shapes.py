@@ -1,0 +1,69 @@
+"""Claims about record shapes: a field written under another name than it is read.
+
+A ref read from a nested object (``severity.id``) and written to a column
+(``severity_id``) is proven by writing it alone, by its write name, to another
+record of the run's own, and reading the record back by id: the nested id must
+now name that record. An upstream that ignores the key (the write name is wrong)
+keeps the old value; one that refuses it names the field. Both are the mapping's
+fault: the upstream works, just not under that name.
+"""
+
+from __future__ import annotations
+
+from runtime.mapping import Entity, Field
+from runtime.protocol import ProtocolError
+
+from ._context import Ctx
+from ._failures import Skip, WriteNameIgnored
+from ._registry import CHECKS, Subject
+from ._subjects import fields
+from ._values import same
+from ._wire import evidence
+from ._writing import own_stored, read_back, rejected, sure, violations
+
+
+def _renamed(entity: Entity, field: Field) -> bool:
+    return field.write_source is not None and not field.read_only
+
+
+def _ignored(entity: Entity, field: Field, message: str) -> WriteNameIgnored:
+    key = ".".join(field.write_source or field.source)
+    return WriteNameIgnored(
+        f"{entity.name}.{field.name} written as {key!r}: {message}",
+        fix=f"set entities.{entity.name}.fields.{field.name}.writeSource to the key the "
+        "upstream's writes take for it (its create body names it), or remove it",
+        **evidence(),
+    )
+
+
+@CHECKS.register(
+    phase="write",
+    writes=True,
+    subjects=fields("a write by its writeSource is stored", "writeSource", _renamed),
+)
+async def write_name_lands(ctx: Ctx, subject: Subject) -> str | None:
+    """The field written alone by its write name reads back, from its source, as sent."""
+    entity = ctx.entity(subject.entity)
+    field = entity.fields[str(subject.field)]
+    before = await own_stored(ctx, entity, trusting=False)
+    value = (await ctx.synthesised(entity, variant=1, only={field.name})).get(field.name)
+    if value is None or same(field, value, before.get(field.name)):
+        raise Skip(f"no value other than the stored one can be written to {field.name}")
+    body = {field.name: value}
+    sure(entity, body, create=False)
+    try:
+        await ctx.client.update_record(entity, before["id"], body)
+    except ProtocolError as exc:
+        if not rejected(exc):
+            raise
+        named = sorted({str(v.get("field")) for v in violations(exc) if v.get("field")})
+        why = f"the upstream refused it ({exc.message}; fields named: {', '.join(named) or '-'})"
+        raise _ignored(entity, field, why) from None
+    stored = await read_back(ctx, entity, before["id"], "update")
+    if not same(field, value, stored.get(field.name)):
+        read_at = ".".join(field.source)
+        raise _ignored(
+            entity, field, f"sent {value!r}, and {read_at} still reads {stored.get(field.name)!r}"
+        )
+    key = ".".join(field.write_source or ())
+    return f"written as {key}, read back from {'.'.join(field.source)} as sent"

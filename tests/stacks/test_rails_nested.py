@@ -1,0 +1,169 @@
+"""A Rails app rendering a belongs_to nested (`samples/rails_kanban`'s issues and severities),
+probed, verified and served end to end.
+
+Issues render their severity as ``{"id": 3, "name": "high"}`` and take ``severity_id`` on
+writes. The probe must type it as a ref read from the nested id and written by its column,
+the verifier must prove that write name, and a write through the runtime must land upstream
+exactly as reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.fixtures.runtime import start_runtime
+from tests.fixtures.stacks import StackServer, start_rails
+
+from .support import GRANTS, Read, Refusal, Through, dig, lint, probe_twice, verified_copy
+
+NAME = "rails-nested.yaml"
+HEADER = "Authorization: Token ${RAILS_NESTED_TOKEN}"
+ISSUES = "/api/collections/issues/records"
+SEVERITY = "entities.issues.fields.severity."
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[StackServer]:
+    with start_rails() as upstream:
+        yield upstream
+
+
+def env_of(server: StackServer) -> dict[str, str]:
+    return {"RAILS_NESTED_URL": server.url, "RAILS_NESTED_TOKEN": str(server.token)}
+
+
+@pytest.fixture(scope="module")
+def probed(server: StackServer, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    args = [server.url, "--header", HEADER, "--app-id", "rails-nested"]
+    args += ["--collection", "/api/issues", "--collection", "/api/severities"]
+    return probe_twice(tmp_path_factory, NAME, args, {"RAILS_NESTED_TOKEN": str(server.token)})
+
+
+@pytest.fixture(scope="module")
+def verified(
+    server: StackServer, probed: list[Path], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, dict[str, Any]]:
+    return verified_copy(probed[0], tmp_path_factory.mktemp("verify"), env_of(server))
+
+
+@pytest.fixture(scope="module")
+def through(server: StackServer, verified: tuple[Path, dict[str, Any]]) -> Iterator[Through]:
+    copy, _ = verified
+    with start_runtime(copy, server, grants=GRANTS, env=env_of(server), verified=True) as rt:
+        yield Through(server, rt)
+
+
+# --------------------------------------------------------------------------- probe
+
+INFERRED: list[tuple[str, Any]] = [
+    (SEVERITY + "type", "ref"),
+    (SEVERITY + "entity", "severities"),
+    (SEVERITY + "source", "severity.id"),
+    (SEVERITY + "writeSource", "severity_id"),
+    (SEVERITY + "required", True),
+    ("entities.issues.write", {"wrap": "issue"}),
+    ("entities.severities.label", "name"),
+]
+
+
+def test_probing_twice_gives_the_same_bytes_and_lints(probed: list[Path]) -> None:
+    first, second = (p.read_bytes() for p in probed)
+    assert first == second
+    result = lint(probed[0])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(("where", "expected"), INFERRED, ids=[w for w, _ in INFERRED])
+def test_the_nested_ref_is_typed_with_its_evidence(
+    probed: list[Path], where: str, expected: Any
+) -> None:
+    assert dig(yaml.safe_load(probed[0].read_text()), where) == expected
+
+
+def test_the_nested_ref_carries_sample_and_lookup_evidence(probed: list[Path]) -> None:
+    evidence = dig(yaml.safe_load(probed[0].read_text()), SEVERITY + "evidence")
+    sources = [e if isinstance(e, str) else e["source"] for e in evidence]
+    assert {"sample", "lookup"} <= set(sources)
+    details = [e["detail"] for e in evidence if isinstance(e, dict)]
+    assert "a sampled value resolves at GET /api/severities/{id}" in details
+    assert any("'severity_id' takes writes" in d for d in details)
+
+
+# --------------------------------------------------------------------------- verify
+
+
+def test_the_verifier_proves_the_write_name(verified: tuple[Path, dict[str, Any]]) -> None:
+    _, report = verified
+    assert report["outcome"] == "verified" and report["summary"]["failed"] == 0
+    assert report["cleanup"]["leftovers"] == []
+    notes = {c["claim"]: c["note"] for c in report["checks"] if c["outcome"] == "passed"}
+    claim = SEVERITY.removesuffix(".") + ".writeSource"
+    assert notes[claim] == "written as severity_id, read back from severity.id as sent"
+    assert notes[SEVERITY + "required"].startswith("the upstream refuses")
+
+
+def test_verify_left_the_upstream_as_found(
+    through: Through, verified: tuple[Path, dict[str, Any]]
+) -> None:
+    assert through.total("/api/issues", "per_page") == 8
+    assert through.total("/api/severities", "per_page") == 4
+
+
+# --------------------------------------------------------------------------- serve
+
+
+def test_reads_show_the_ref_as_the_upstream_stores_it(through: Through) -> None:
+    answer = through.records("issues", perPage="500")
+    assert answer.status_code == 200, answer.text
+    served = {r["id"]: r["severity"] for r in answer.json()["items"]}
+    direct = through.direct_all("/api/issues", "per_page")
+    assert served == {str(r["id"]): str(r["severity"]["id"]) for r in direct}
+
+
+def test_a_filter_on_the_nested_ref_returns_the_upstreams_set(through: Through) -> None:
+    case = Read("by severity", {"filter": 'severity = "3"'}, {"severity_id": "3"})
+    through.check_read(case, "issues", "/api/issues", "per_page")
+
+
+def test_writes_land_upstream_under_the_write_name_as_reported(through: Through) -> None:
+    created = through.a2app("POST", ISSUES, {"title": "Served issue", "severity": "4"})
+    assert created.status_code == 200, created.text
+    issue = created.json()
+    assert (issue["title"], issue["severity"]) == ("Served issue", "4")
+    stored = through.direct(f"/api/issues/{issue['id']}").json()
+    assert stored["severity"] == {"id": 4, "name": "critical"} and "severity_id" not in stored
+    patched = through.a2app("PATCH", f"{ISSUES}/{issue['id']}", {"severity": "1"})
+    assert patched.status_code == 200, patched.text
+    assert patched.json()["severity"] == "1"
+    assert through.direct(f"/api/issues/{issue['id']}").json()["severity"]["id"] == 1
+    gone = through.a2app("DELETE", f"{ISSUES}/{issue['id']}")
+    assert gone.json()["deleted"] == issue["id"]
+    assert through.direct(f"/api/issues/{issue['id']}").status_code == 404
+
+
+REFUSALS = [
+    Refusal("a dangling nested ref", "POST", ISSUES, {"title": "R1", "severity": "99"},
+            ("invalid_ref",)),
+    Refusal("every violation at once", "POST", ISSUES, {"severity": "99", "done": "yes"},
+            ("missing_required", "invalid_ref", "invalid_boolean")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", REFUSALS, ids=lambda c: c.name)
+def test_invalid_writes_never_reach_the_upstream(through: Through, case: Refusal) -> None:
+    before = through.total("/api/issues", "per_page")
+    answer = through.a2app(case.method, case.path, case.body)
+    assert answer.status_code == 400, answer.text
+    assert sorted(v["code"] for v in answer.json()["violations"]) == sorted(case.codes)
+    assert through.total("/api/issues", "per_page") == before
+
+
+def test_a_delete_rails_restricts_is_refused_by_the_runtime(through: Through) -> None:
+    answer = through.a2app("DELETE", "/api/collections/severities/records/3")
+    assert (answer.status_code, answer.json()["code"]) == (409, "record_referenced")
+    assert through.direct("/api/severities/3").status_code == 200
