@@ -123,6 +123,8 @@ class EntityDraft:
     write: dict[str, Any] = field(default_factory=dict)
     evidence: list[Ev] = field(default_factory=list)
     confidence: str = "medium"
+    # The client chooses the ids (a slug, a name): creates carry them.
+    id_client: bool = False
 
 
 @dataclass(slots=True)

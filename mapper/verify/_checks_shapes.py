@@ -1,4 +1,5 @@
-"""Claims about record shapes: a field written under another name than it is read.
+"""Claims about record shapes: a field written under another name than it is read, and
+ids the client chooses.
 
 A ref read from a nested object (``severity.id``) and written to a column
 (``severity_id``) is proven by writing it alone, by its write name, to another
@@ -6,20 +7,26 @@ record of the run's own, and reading the record back by id: the nested id must
 now name that record. An upstream that ignores the key (the write name is wrong)
 keeps the old value; one that refuses it names the field. Both are the mapping's
 fault: the upstream works, just not under that name.
+
+A client-chosen id (``id: {client: true}``) is proven by a create carrying an id made
+of the run's marker: the upstream must store the record under exactly that id, and
+read it back there; cleanup removes it with the run's other records.
 """
 
 from __future__ import annotations
 
-from runtime.mapping import Entity, Field
+from collections.abc import Iterator
+
+from runtime.mapping import Entity, Field, Mapping
 from runtime.protocol import ProtocolError
 
 from ._context import Ctx
-from ._failures import Skip, WriteNameIgnored
+from ._failures import ClientIdIgnored, Correction, CreateRefused, Skip, WriteNameIgnored
 from ._registry import CHECKS, Subject
 from ._subjects import fields
 from ._values import same
 from ._wire import evidence
-from ._writing import own_stored, read_back, rejected, sure, violations
+from ._writing import own_stored, read_back, refused, rejected, sure, violations
 
 
 def _renamed(entity: Entity, field: Field) -> bool:
@@ -67,3 +74,38 @@ async def write_name_lands(ctx: Ctx, subject: Subject) -> str | None:
         )
     key = ".".join(field.write_source or ())
     return f"written as {key}, read back from {'.'.join(field.source)} as sent"
+
+
+def _client_ids(mapping: Mapping) -> Iterator[Subject]:
+    for name, entity in mapping.entities.items():
+        if entity.id_client:
+            what = f"{name}: a create keeps the id the client chose"
+            yield Subject(f"entities.{name}.id.client", what, entity=name)
+
+
+@CHECKS.register(phase="write", writes=True, subjects=_client_ids)
+async def client_id_kept(ctx: Ctx, subject: Subject) -> str | None:
+    """A create carrying a chosen id is stored, and read back, under that id."""
+    entity = ctx.entity(subject.entity)
+    if not entity.write.create:
+        raise Skip("the mapping declares no create")
+    chosen = ctx.chosen_id()
+    body = {"id": chosen, **(await ctx.synthesised(entity))}
+    sure(entity, {k: v for k, v in body.items() if k != "id"}, create=True)
+    try:
+        created = await ctx.create(entity, body)
+    except ProtocolError as exc:
+        if not rejected(exc):
+            raise
+        raise refused(CreateRefused, entity, exc, "create") from None
+    ctx.adopt(entity.name, created)
+    if str(created["id"]) != chosen:
+        raise ClientIdIgnored(
+            f"{entity.name}: a create sent the id {chosen!r}; the upstream gave out "
+            f"{created['id']!r}",
+            fix=f"remove entities.{entity.name}.id.client (the upstream chooses the ids)",
+            corrections=(Correction(("entities", entity.name, "id", "client"), "remove"),),
+            **evidence("POST"),
+        )
+    await read_back(ctx, entity, chosen, "create")
+    return f"stored and read back under the chosen id (at {entity.detail_path})"

@@ -13,7 +13,7 @@ from runtime.upstream import UpstreamClient
 
 from ._failures import CannotSynthesize, Skip
 from ._ledger import Ledger
-from ._marker import tag_field
+from ._marker import TAG_PREFIX, tag_field
 from ._values import body_for, guard
 from ._wire import Recorder
 
@@ -88,11 +88,21 @@ class Ctx:
         return next(self._counter)
 
     async def create(self, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
-        """Create through the runtime's client; the record joins the cleanup ledger at once."""
+        """Create through the runtime's client; the record joins the cleanup ledger at once.
+
+        An entity whose ids the client chooses gets one made of the run's marker, so a
+        record a killed run left behind is told apart from the owner's by its id too.
+        """
         self.changed(entity)
+        if entity.id_client and "id" not in body:
+            body = {"id": self.chosen_id(), **body}
         record = await self.client.create_record(entity, body)
         self.ledger.add(entity.name, record["id"])
         return record
+
+    def chosen_id(self) -> str:
+        """A client-chosen id: lower case, digits and dashes, as slugs are."""
+        return f"{TAG_PREFIX}{self.run_id}-{self.next_n()}"
 
     async def synthesised(
         self, entity: Entity, *, variant: int = 0, only: set[str] | None = None

@@ -10,7 +10,7 @@
          SortIgnored, SortMisordered, CreateRefused, UpdateRefused, UndeclaredRequired,
          RequiredNotEnforced, ReadOnlyFieldWritable, EnumNotClosed, EnumValueRefused,
          FieldTypeMismatch, NormalizationNotApplied, GetNotFound, DanglingRef,
-         DeleteEffectMismatch, WriteNameIgnored,
+         DeleteEffectMismatch, WriteNameIgnored, ClientIdIgnored,
          OperationRefused, OperationResponseShape, ReadOnlyOperationWrote
 
     VerifyError (Exception)                 our mapping file or this tool is wrong; no claim tested
@@ -218,6 +218,10 @@ class DeleteEffectMismatch(MappingAtFault):
 
 class WriteNameIgnored(MappingAtFault):
     title = "a field written by its writeSource is not stored"
+
+
+class ClientIdIgnored(MappingAtFault):
+    title = "the upstream gave a created record another id than the one sent"
 
 
 class OperationRefused(MappingAtFault):

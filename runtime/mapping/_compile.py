@@ -108,6 +108,7 @@ def _entity(name: str, spec: dict[str, Any]) -> Entity:
         detail_path=detail,
         id_source=dotted(ident.get("source", "id")),
         id_type=ident.get("type", "string"),
+        id_client=ident.get("client", False),
         fields=frozen_map(fields),
         label=spec.get("label", default_label(fields)),
         summary=spec.get("summary"),

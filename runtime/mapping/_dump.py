@@ -129,6 +129,8 @@ def _entity(e: Entity, dialect: Dialect) -> Doc:
     if e.detail_path != _default_detail(e.path):
         doc["detailPath"] = e.detail_path
     doc["id"] = {"source": _dotted(e.id_source), "type": e.id_type}
+    if e.id_client:
+        doc["id"]["client"] = True
     if e.label is not None:
         doc["label"] = e.label
     if e.auth:

@@ -196,9 +196,18 @@ class Entity:
     write: WriteSpec = WriteSpec()
     evidence: tuple[Evidence, ...] = ()
     confidence: str | None = None
+    # The client chooses the id (a slug, a name): a create carries it as `id`.
+    id_client: bool = False
 
     def field_list(self) -> tuple[Field, ...]:
         return tuple(self.fields.values())
+
+    def create_fields(self) -> AbcMapping[str, Field]:
+        """The fields a create body may hold: with a client-chosen id, `id` too (required)."""
+        if not self.id_client:
+            return self.fields
+        ident = Field(name="id", type=FieldType.STRING, source=self.id_source, required=True)
+        return frozen_map({"id": ident, **self.fields})
 
 
 @dataclass(frozen=True, slots=True)

@@ -169,6 +169,11 @@ class UpstreamClient:
                 with translating(f"POST {url.path}"):
                     created = self.base.follow(location, answer.url)
                 result = await self._exchange("GET", created, entity=entity)
+            elif result is None and entity.id_client and body.get("id") is not None:
+                # No body, no Location: the client chose the id, so read it by that id.
+                found = await self.get_record(entity, str(body["id"]))
+                if found is not None:
+                    return found
             return self._record(entity, result)
 
     async def update_record(

@@ -138,6 +138,9 @@ def to_upstream(
     """
     out: dict[str, Any] = {}
     for name, value in body.items():
+        if name == "id" and entity.id_client:
+            put(out, entity.id_source, _ref_out(value, entity.id_type))  # chosen by the client
+            continue
         field = entity.fields.get(name)
         if field is None or field.read_only:
             continue  # only declared, writable fields ever reach the upstream

@@ -135,6 +135,7 @@ def entity_model(e: EntityDraft) -> Entity:
         ),
         evidence=tuple(e.evidence),
         confidence=e.confidence,
+        id_client=e.id_client,
     )
 
 

@@ -114,6 +114,10 @@ VARIANTS: list[tuple[str, Edit]] = [
     ),
     ("number decimals", _set("entities.cards.fields.cost", {"type": "number", "decimals": 2})),
     (
+        "client-chosen id",
+        _set("entities.cards.id", {"source": "slug", "type": "string", "client": True}),
+    ),
+    (
         "read and write names differ",
         _set(
             "entities.cards.fields.list",
