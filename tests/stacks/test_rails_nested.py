@@ -1,10 +1,11 @@
-"""A Rails app rendering a belongs_to nested (`samples/rails_kanban`'s issues and severities),
-probed, verified and served end to end.
+"""Record shapes real Rails apps have (`samples/rails_kanban`'s issues, severities and
+projects), probed, verified and served end to end.
 
 Issues render their severity as ``{"id": 3, "name": "high"}`` and take ``severity_id`` on
 writes. The probe must type it as a ref read from the nested id and written by its column,
 the verifier must prove that write name, and a write through the runtime must land upstream
-exactly as reported.
+exactly as reported. Projects show no id key: they are named by a slug the client chooses
+on create.
 """
 
 from __future__ import annotations
@@ -19,7 +20,17 @@ import yaml
 from tests.fixtures.runtime import start_runtime
 from tests.fixtures.stacks import StackServer, start_rails
 
-from .support import GRANTS, Read, Refusal, Through, dig, lint, probe_twice, verified_copy
+from .support import (
+    GRANTS,
+    MISSING,
+    Read,
+    Refusal,
+    Through,
+    dig,
+    lint,
+    probe_twice,
+    verified_copy,
+)
 
 NAME = "rails-nested.yaml"
 HEADER = "Authorization: Token ${RAILS_NESTED_TOKEN}"
@@ -41,6 +52,7 @@ def env_of(server: StackServer) -> dict[str, str]:
 def probed(server: StackServer, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     args = [server.url, "--header", HEADER, "--app-id", "rails-nested"]
     args += ["--collection", "/api/issues", "--collection", "/api/severities"]
+    args += ["--collection", "/api/projects"]
     return probe_twice(tmp_path_factory, NAME, args, {"RAILS_NESTED_TOKEN": str(server.token)})
 
 
@@ -68,6 +80,9 @@ INFERRED: list[tuple[str, Any]] = [
     (SEVERITY + "required", True),
     ("entities.issues.write", {"wrap": "issue"}),
     ("entities.severities.label", "name"),
+    ("entities.projects.id", {"source": "slug", "type": "string", "client": True}),
+    ("entities.projects.detailPath", MISSING),  # <list>/{id}, read by the slug
+    ("entities.projects.write", {"wrap": "project"}),
 ]
 
 
@@ -105,6 +120,7 @@ def test_the_verifier_proves_the_write_name(verified: tuple[Path, dict[str, Any]
     claim = SEVERITY.removesuffix(".") + ".writeSource"
     assert notes[claim] == "written as severity_id, read back from severity.id as sent"
     assert notes[SEVERITY + "required"].startswith("the upstream refuses")
+    assert notes["entities.projects.id.client"].startswith("stored and read back under the chosen")
 
 
 def test_verify_left_the_upstream_as_found(
@@ -112,6 +128,9 @@ def test_verify_left_the_upstream_as_found(
 ) -> None:
     assert through.total("/api/issues", "per_page") == 8
     assert through.total("/api/severities", "per_page") == 4
+    assert [p["slug"] for p in through.direct_all("/api/projects", "per_page")] == [
+        "apollo", "gemini", "mercury-7"
+    ]  # fmt: skip
 
 
 # --------------------------------------------------------------------------- serve
@@ -167,3 +186,42 @@ def test_a_delete_rails_restricts_is_refused_by_the_runtime(through: Through) ->
     answer = through.a2app("DELETE", "/api/collections/severities/records/3")
     assert (answer.status_code, answer.json()["code"]) == (409, "record_referenced")
     assert through.direct("/api/severities/3").status_code == 200
+
+
+PROJECTS = "/api/collections/projects/records"
+
+
+def test_a_client_chosen_id_lands_upstream_as_the_record_s_slug(through: Through) -> None:
+    created = through.a2app("POST", PROJECTS, {"id": "vostok-1", "name": "Vostok"})
+    assert created.status_code == 200, created.text
+    assert created.json()["id"] == "vostok-1" and created.json()["name"] == "Vostok"
+    stored = through.direct("/api/projects/vostok-1").json()
+    assert (stored["slug"], stored["name"]) == ("vostok-1", "Vostok") and "id" not in stored
+    read = through.a2app("GET", f"{PROJECTS}/vostok-1")
+    assert read.json()["id"] == "vostok-1"
+    patched = through.a2app("PATCH", f"{PROJECTS}/vostok-1", {"name": "Vostok One"})
+    assert patched.status_code == 200 and patched.json()["name"] == "Vostok One"
+    assert through.direct("/api/projects/vostok-1").json()["name"] == "Vostok One"
+    gone = through.a2app("DELETE", f"{PROJECTS}/vostok-1")
+    assert gone.json()["deleted"] == "vostok-1"
+    assert through.direct("/api/projects/vostok-1").status_code == 404
+
+
+ID_REFUSALS = [
+    Refusal("no id", "POST", PROJECTS, {"name": "No id"}, ("missing_required",)),
+    Refusal("an id that would steer the path", "POST", PROJECTS, {"id": "a/b", "name": "X"},
+            ("invalid_string",)),
+    Refusal("an id change", "PATCH", f"{PROJECTS}/apollo", {"id": "zeus"}, ("unknown_field",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ID_REFUSALS, ids=lambda c: c.name)
+def test_ids_the_client_may_not_send_never_reach_the_upstream(
+    through: Through, case: Refusal
+) -> None:
+    before = through.direct_all("/api/projects", "per_page")
+    answer = through.a2app(case.method, case.path, case.body)
+    assert answer.status_code == 400, answer.text
+    assert [v["code"] for v in answer.json()["violations"]] == list(case.codes)
+    assert [v["field"] for v in answer.json()["violations"]] == ["id"]
+    assert through.direct_all("/api/projects", "per_page") == before

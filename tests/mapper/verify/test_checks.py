@@ -15,6 +15,7 @@ from mapper.verify import (
     run_verification,
 )
 from mapper.verify._failures import (
+    ClientIdIgnored,
     DeleteEffectMismatch,
     EnumNotClosed,
     FilterIgnored,
@@ -198,3 +199,19 @@ async def test_a_write_name_is_proven_by_writing_it_alone(write_source: str, out
     else:
         assert result.note == "written as list, read back from list as sent"
     assert not leftovers(api)
+
+
+async def test_a_client_chosen_id_the_upstream_replaces_is_the_mappings_fault() -> None:
+    text = MAPPING_YAML.replace(
+        "    path: /api/lists/\n",
+        "    path: /api/lists/\n    id: {source: id, type: string, client: true}\n",
+        1,
+    )
+    api = FakeApi()
+    report = await run_verification(mapping(text), VerifyOptions(), transport=api.transport)
+    result = next(r for r in report.results if r.claim == "entities.lists.id.client")
+    failure = result.failure
+    assert result.outcome == "failed" and isinstance(failure, ClientIdIgnored)
+    assert failure.wrong == "mapping" and failure.request and failure.request.startswith("POST")
+    assert Correction(("entities", "lists", "id", "client"), "remove") in failure.corrections
+    assert not leftovers(api) and not report.leftovers  # the record it did make is removed

@@ -206,3 +206,35 @@ async def test_one_pooled_connection_is_shared() -> None:
     await api.get_record(CARDS, 2)
     assert api._http is http and len(seen.requests) == 2
     await api.aclose()
+
+
+PROJECTS = dataclasses.replace(MAPPING.entities["tags"], id_source=("slug",), id_client=True)
+
+
+@pytest.mark.parametrize(
+    ("status", "stored_at", "outcome"),
+    [
+        (204, {"slug": "apollo", "name": "Apollo"}, "apollo"),  # read back at the chosen id
+        (201, {"slug": "apollo", "name": "Apollo"}, "apollo"),
+        (204, None, "refused"),  # nothing there: never reported as created
+    ],
+)
+async def test_a_bodiless_create_is_read_back_at_the_id_the_client_chose(
+    status: int, stored_at: dict[str, Any] | None, outcome: str
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(status)
+        if stored_at is None:
+            return httpx.Response(404, json={"detail": "Not found."})
+        return httpx.Response(200, json=stored_at)
+
+    api, seen = client(answer)
+    if outcome == "refused":
+        with pytest.raises(ProtocolError):
+            await api.create_record(PROJECTS, {"id": "apollo", "name": "Apollo"})
+    else:
+        record = await api.create_record(PROJECTS, {"id": "apollo", "name": "Apollo"})
+        assert record == {"id": outcome, "name": "Apollo"}
+    assert sent_json(seen.requests[0]) == {"slug": "apollo", "name": "Apollo"}
+    assert seen.urls[-1] == f"{BASE}/api/tags/apollo/"

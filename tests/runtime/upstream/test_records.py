@@ -127,3 +127,11 @@ def test_a_nested_ref_is_read_from_its_id_and_written_to_its_column() -> None:
     sent = to_upstream(ISSUES, {"title": "T", "severity": "3"}, id_types={"lists": "integer"})
     assert sent == {"title": "T", "severity_id": 3}
     assert to_upstream(ISSUES, {"severity": None}) == {"severity_id": None}
+
+
+def test_a_client_chosen_id_is_sent_at_its_source() -> None:
+    slugged = dataclasses.replace(ISSUES, id_source=("slug",), id_client=True)
+    assert to_upstream(slugged, {"id": "apollo", "title": "T"}) == {"slug": "apollo", "title": "T"}
+    numbered = dataclasses.replace(slugged, id_type="integer")
+    assert to_upstream(numbered, {"id": "7"}) == {"slug": 7}
+    assert to_upstream(ISSUES, {"id": "apollo"}) == {}  # ids the upstream gives out: never sent
