@@ -8,6 +8,11 @@ now name that record. An upstream that ignores the key (the write name is wrong)
 keeps the old value; one that refuses it names the field. Both are the mapping's
 fault: the upstream works, just not under that name.
 
+A create whose answer names no record (no body, no ``Location``) is found by the unique
+value it sent (``write.findBy``): proven by a create of the run's own, after which
+exactly one listed record holds that value, under the id the create reported, and it
+reads back by that id as sent.
+
 A client-chosen id (``id: {client: true}``) is proven by a create carrying an id made
 of the run's marker: the upstream must store the record under exactly that id, and
 read it back there; cleanup removes it with the run's other records.
@@ -21,7 +26,14 @@ from runtime.mapping import Entity, Field, Mapping
 from runtime.protocol import ProtocolError
 
 from ._context import Ctx
-from ._failures import ClientIdIgnored, Correction, CreateRefused, Skip, WriteNameIgnored
+from ._failures import (
+    ClientIdIgnored,
+    Correction,
+    CreateRefused,
+    FindByNotUnique,
+    Skip,
+    WriteNameIgnored,
+)
 from ._registry import CHECKS, Subject
 from ._subjects import fields
 from ._values import same
@@ -109,3 +121,51 @@ async def client_id_kept(ctx: Ctx, subject: Subject) -> str | None:
         )
     await read_back(ctx, entity, chosen, "create")
     return f"stored and read back under the chosen id (at {entity.detail_path})"
+
+
+def _found_by(mapping: Mapping) -> Iterator[Subject]:
+    for name, entity in mapping.entities.items():
+        if entity.write.find_by is not None:
+            what = f"{name}: a create is found by the {entity.write.find_by} it sent"
+            yield Subject(f"entities.{name}.write.findBy", what, entity=name)
+
+
+@CHECKS.register(phase="write", writes=True, subjects=_found_by)
+async def created_found_by_value(ctx: Ctx, subject: Subject) -> str | None:
+    """Exactly one listed record holds the value a create sent, and it is the one created."""
+    entity = ctx.entity(subject.entity)
+    name = str(entity.write.find_by)
+    if not entity.write.create:
+        raise Skip("the mapping declares no create")
+    body = await ctx.synthesised(entity)
+    if body.get(name) is None:
+        raise Skip(f"no value can be synthesised for {name}")
+    sure(entity, body, create=True)
+    try:
+        created = await ctx.create(entity, body)
+    except ProtocolError as exc:
+        if not rejected(exc):
+            raise
+        raise refused(CreateRefused, entity, exc, "create") from None
+    holders = [
+        str(r["id"])
+        async for r in ctx.client.scan(entity, {}, limit=ctx.scan_limit)
+        if same(entity.fields[name], body[name], r.get(name))
+    ]
+    if holders != [str(created["id"])]:
+        raise FindByNotUnique(
+            f"{entity.name}: after a create sent {name}={body[name]!r} (reported as "
+            f"{created['id']!r}), the records holding it are {holders!r}",
+            fix=f"set entities.{entity.name}.write.findBy to a field the upstream keeps "
+            "unique, or remove it (the create is then unmapped when its answer names no record)",
+            **evidence("GET"),
+        )
+    stored = await read_back(ctx, entity, str(created["id"]), "create")
+    if not same(entity.fields[name], body[name], stored.get(name)):
+        raise FindByNotUnique(
+            f"{entity.name} {created['id']!r} reads back {name}={stored.get(name)!r}, "
+            f"not the {body[name]!r} sent",
+            fix=f"remove entities.{entity.name}.write.findBy",
+            **evidence("GET"),
+        )
+    return f"one record holds the {name} sent, and reads back by its id"

@@ -10,7 +10,7 @@
          SortIgnored, SortMisordered, CreateRefused, UpdateRefused, UndeclaredRequired,
          RequiredNotEnforced, ReadOnlyFieldWritable, EnumNotClosed, EnumValueRefused,
          FieldTypeMismatch, NormalizationNotApplied, GetNotFound, DanglingRef,
-         DeleteEffectMismatch, WriteNameIgnored, ClientIdIgnored,
+         DeleteEffectMismatch, WriteNameIgnored, ClientIdIgnored, FindByNotUnique,
          OperationRefused, OperationResponseShape, ReadOnlyOperationWrote
 
     VerifyError (Exception)                 our mapping file or this tool is wrong; no claim tested
@@ -222,6 +222,10 @@ class WriteNameIgnored(MappingAtFault):
 
 class ClientIdIgnored(MappingAtFault):
     title = "the upstream gave a created record another id than the one sent"
+
+
+class FindByNotUnique(MappingAtFault):
+    title = "the field a create is found by does not single out the record created"
 
 
 class OperationRefused(MappingAtFault):

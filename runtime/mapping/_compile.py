@@ -134,6 +134,8 @@ def _entity(name: str, spec: dict[str, Any]) -> Entity:
             update=None if update is False else update,
             delete=write.get("delete", True),
             wrap=write.get("wrap"),
+            answer=dotted(write["answer"]) if "answer" in write else None,
+            find_by=write.get("findBy"),
         ),
         evidence=_evidence(spec.get("evidence")),
         confidence=spec.get("confidence"),

@@ -163,6 +163,10 @@ def _entity(e: Entity, dialect: Dialect) -> Doc:
         write["delete"] = False
     if e.write.wrap is not None:
         write["wrap"] = e.write.wrap
+    if e.write.answer is not None:
+        write["answer"] = _dotted(e.write.answer)
+    if e.write.find_by is not None:
+        write["findBy"] = e.write.find_by
     if write:
         doc["write"] = write
     _provenance(doc, e.evidence, e.confidence)

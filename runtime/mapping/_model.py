@@ -176,6 +176,10 @@ class WriteSpec:
     update: Literal["PATCH", "PUT"] | None = "PATCH"
     delete: bool = True
     wrap: str | None = None
+    # Where a write's answer holds the record, when not where reads find it ("" bare).
+    answer: tuple[str, ...] | None = None
+    # A unique field whose sent value finds a record whose create answered no id.
+    find_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -138,6 +138,17 @@ def _check_entity(
     for fname, fspec in fields.items():
         problems.extend(_check_field((*base, "fields", fname), fspec, entities, is_param=False))
     problems.extend(_shared_write_targets(base, fields))
+    find_by = spec.get("write", {}).get("findBy")
+    if find_by is not None:
+        usable = [n for n, f in fields.items() if not f.get(READ_ONLY) and not f.get("writeOnly")]
+        if find_by not in usable:
+            problems.append(
+                Problem(
+                    (*base, "write", "findBy"),
+                    f"'{find_by}' is not a field a create sends and a read shows; "
+                    f"fields: {allowed(usable)}{did_you_mean(find_by, usable)}",
+                )
+            )
     label = spec.get("label")
     if label is not None and label not in fields:
         problems.append(

@@ -19,6 +19,7 @@ from mapper.verify._failures import (
     DeleteEffectMismatch,
     EnumNotClosed,
     FilterIgnored,
+    FindByNotUnique,
     ListDuplicates,
     ReadAfterDeleteSucceeded,
     ReadOnlyFieldWritable,
@@ -215,3 +216,24 @@ async def test_a_client_chosen_id_the_upstream_replaces_is_the_mappings_fault() 
     assert failure.wrong == "mapping" and failure.request and failure.request.startswith("POST")
     assert Correction(("entities", "lists", "id", "client"), "remove") in failure.corrections
     assert not leftovers(api) and not report.leftovers  # the record it did make is removed
+
+
+@pytest.mark.parametrize(("find_by", "outcome"), [("title", "passed"), ("done", "failed")])
+async def test_the_field_a_create_is_found_by_must_single_it_out(
+    find_by: str, outcome: str
+) -> None:
+    text = MAPPING_YAML.replace(
+        "    sort: {param: ordering, fields: [id, title, created]}\n",
+        "    sort: {param: ordering, fields: [id, title, created]}\n"
+        f"    write: {{findBy: {find_by}}}\n",
+    )
+    api = FakeApi()
+    report = await run_verification(mapping(text), VerifyOptions(), transport=api.transport)
+    result = next(r for r in report.results if r.claim == "entities.cards.write.findBy")
+    assert result.outcome == outcome, result.as_dict()
+    if outcome == "failed":
+        assert isinstance(result.failure, FindByNotUnique) and result.failure.wrong == "mapping"
+        assert "done=" in result.failure.message
+    else:
+        assert result.note == "one record holds the title sent, and reads back by its id"
+    assert not leftovers(api) and not report.leftovers

@@ -113,6 +113,8 @@ VARIANTS: list[tuple[str, Edit]] = [
         ),
     ),
     ("number decimals", _set("entities.cards.fields.cost", {"type": "number", "decimals": 2})),
+    ("write answers", _set("entities.cards.write", {"answer": "card", "findBy": "title"})),
+    ("bare write answers", _set("entities.cards.write", {"answer": ""})),
     (
         "client-chosen id",
         _set("entities.cards.id", {"source": "slug", "type": "string", "client": True}),
