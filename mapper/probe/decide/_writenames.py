@@ -40,6 +40,9 @@ def pair_write_names(entity: EntityDraft) -> list[str]:
                 continue
             del entity.fields[other.name]
             draft.write_source = key
+            # The nested object is the server's rendering (a spec may call it readOnly);
+            # the field itself is written, through its key.
+            draft.read_only = False
             draft.required = draft.required or other.required
             declared = next((e.source for e in other.evidence), "sample")
             draft.evidence.append(Ev(declared, f"writes take the id as {key!r}"))
