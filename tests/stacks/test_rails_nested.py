@@ -79,6 +79,7 @@ INFERRED: list[tuple[str, Any]] = [
     (SEVERITY + "writeSource", "severity_id"),
     (SEVERITY + "required", True),
     ("entities.issues.write", {"wrap": "issue"}),
+    ("entities.issues.filter.severity.=.param", "severity_id"),  # filtered by its write name
     ("entities.severities.label", "name"),
     ("entities.projects.id", {"source": "slug", "type": "string", "client": True}),
     ("entities.projects.detailPath", MISSING),  # <list>/{id}, read by the slug
@@ -121,6 +122,7 @@ def test_the_verifier_proves_the_write_name(verified: tuple[Path, dict[str, Any]
     assert notes[claim] == "written as severity_id, read back from severity.id as sent"
     assert notes[SEVERITY + "required"].startswith("the upstream refuses")
     assert notes["entities.projects.id.client"].startswith("stored and read back under the chosen")
+    assert report["proven"]["filters"]["issues"] == {"done": ["="], "severity": ["="]}
 
 
 def test_verify_left_the_upstream_as_found(
