@@ -173,7 +173,8 @@ def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
         name=src.name, module=src.module, path=src.path, detail_path=detail,
         id_source=ident, id_type=src.id_type(), fields=fields, summary=summary,
         write=write, evidence=list(dict.fromkeys(evidence)), confidence=confidence,
-        id_client=bool(src.obs and src.obs.id_client and src.obs.id_source == ident),
+        id_client=bool(src.obs and src.obs.id_client and src.obs.id_source == ident)
+        or bool(src.spec and src.spec.id_client and src.spec.id_param == ident),
     )  # fmt: skip
     pair_write_names(entity)
     return entity, findings
