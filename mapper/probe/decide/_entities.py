@@ -110,6 +110,8 @@ def _write(src: Source) -> tuple[dict[str, object], Ev | None]:
         return {"create": False, "update": False, "delete": False}, None
     update: object = "PATCH" if "PATCH" in detail else ("PUT" if "PUT" in detail else False)
     write = {"create": "POST" in methods, "update": update, "delete": "DELETE" in detail}
+    if src.spec is not None and src.spec.write_answer is not None and write["create"]:
+        write["answer"] = src.spec.write_answer
     return write, ev
 
 

@@ -132,6 +132,7 @@ def entity_model(e: EntityDraft) -> Entity:
             update=None if update is False else update,
             delete=e.write.get("delete", True),
             wrap=e.write.get("wrap"),
+            answer=_dotted(e.write["answer"]) if "answer" in e.write else None,
         ),
         evidence=tuple(e.evidence),
         confidence=e.confidence,

@@ -45,6 +45,8 @@ class SpecCollection:
     item_ref: str | None = None  # the ``$ref`` naming the record schema
     # The create body requires the id: the client chooses it (a slug, a name).
     id_client: bool = False
+    # The key the create answers its record under, when reads answer it bare.
+    write_answer: str | None = None
 
 
 def _details(by_path: dict[str, dict[str, SpecRoute]]) -> dict[tuple[str, bool], tuple[str, str]]:
@@ -164,6 +166,7 @@ def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list
                 methods=listed, detail_methods=kept, security=listing.security,
                 expands=expansions(item, spec.resolver), item_ref=schema_ref(item),
                 id_client=client_id,
+                write_answer=_answered_under(create, item, shown, spec.resolver),
             )
         )  # fmt: skip
         consumed |= {(m, path) for m in listed}
@@ -172,6 +175,26 @@ def group(spec: SpecRoutes) -> tuple[list[SpecCollection], list[SpecRoute], list
     collections = [replace(c, name=names[c.path]) for c in collections]
     rest = [r for r in spec.routes if (r.method, r.path) not in consumed]
     return collections, rest, findings
+
+
+def _answered_under(
+    create: SpecRoute | None, item: object, shown: Body, resolver: Resolver
+) -> str | None:
+    """``card`` when the create answers ``{"card": <record>}`` and a read answers it bare."""
+    record = schema_ref(item)
+    if create is None or record is None or create.response.kind != "json":
+        return None
+    if shown.kind == "json" and schema_ref(shown.schema) != record:
+        return None  # reads are enveloped too: the upstream-wide envelope says where
+    try:
+        answer, _, _ = flatten(create.response.schema, resolver)
+    except SchemaProblem:
+        return None
+    props = answer.get("properties")
+    if not isinstance(props, dict) or len(props) != 1:
+        return None
+    ((key, value),) = props.items()
+    return str(key) if schema_ref(value) == record else None
 
 
 def _answers_nothing(route: SpecRoute) -> bool:

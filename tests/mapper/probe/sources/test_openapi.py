@@ -296,3 +296,24 @@ def test_a_create_answering_no_record_is_kept_only_when_its_record_can_be_found(
     expected = [("/projects", "no-record-answer", "POST")] if finding else []
     assert [(f.path, f.code, f.method) for f in findings] == expected
     assert rest == []  # never proposed as an operation either
+
+
+def _answer(schema: Any) -> dict[str, Any]:
+    return {"201": {"description": "made", "content": {"application/json": {"schema": schema}}}}
+
+
+PROJECT_REF = {"$ref": "#/components/schemas/Project"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "key"),
+    [
+        ({"type": "object", "properties": {"project": PROJECT_REF}}, "project"),
+        (PROJECT_REF, None),  # bare, as reads
+        ({"type": "object", "properties": {"project": PROJECT_REF, "meta": {}}}, None),
+        ({"type": "object", "properties": {"other": {"type": "object"}}}, None),
+    ],
+)
+def test_a_create_answering_under_a_key_says_so(answer: Any, key: str | None) -> None:
+    (coll,), _, findings = _projects({"requestBody": _body("name"), "responses": _answer(answer)})
+    assert coll.write_answer == key and "POST" in coll.methods and not findings
