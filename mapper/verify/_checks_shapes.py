@@ -11,7 +11,9 @@ fault: the upstream works, just not under that name.
 A create whose answer names no record (no body, no ``Location``) is found by the unique
 value it sent (``write.findBy``): proven by a create of the run's own, after which
 exactly one listed record holds that value, under the id the create reported, and it
-reads back by that id as sent.
+reads back by that id as sent; and by a second create with the same value, which the
+upstream must refuse. Only an upstream that keeps the value unique makes "the one record
+holding it" the record a create made, rather than an older one.
 
 A client-chosen id (``id: {client: true}``) is proven by a create carrying an id made
 of the run's marker: the upstream must store the record under exactly that id, and
@@ -168,4 +170,18 @@ async def created_found_by_value(ctx: Ctx, subject: Subject) -> str | None:
             fix=f"remove entities.{entity.name}.write.findBy",
             **evidence("GET"),
         )
-    return f"one record holds the {name} sent, and reads back by its id"
+    again = {**(await ctx.synthesised(entity)), name: body[name]}
+    try:
+        twin = await ctx.create(entity, again)
+    except ProtocolError as exc:
+        if not rejected(exc):
+            raise
+        return f"one record holds the {name} sent, reads back by its id; a second is refused"
+    raise FindByNotUnique(
+        f"{entity.name}: the upstream created {twin['id']!r} with the {name} "
+        f"{body[name]!r} that {created['id']!r} already holds",
+        fix=f"remove entities.{entity.name}.write.findBy (the upstream does not keep "
+        f"{name} unique)",
+        corrections=(Correction(("entities", entity.name, "write", "findBy"), "remove"),),
+        **evidence("POST"),
+    )
