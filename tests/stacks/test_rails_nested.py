@@ -227,3 +227,9 @@ def test_ids_the_client_may_not_send_never_reach_the_upstream(
     assert [v["code"] for v in answer.json()["violations"]] == list(case.codes)
     assert [v["field"] for v in answer.json()["violations"]] == ["id"]
     assert through.direct_all("/api/projects", "per_page") == before
+
+
+def test_describe_tells_the_agent_to_choose_the_id(through: Through) -> None:
+    doc = through.a2app("GET", "/api/_a2app/describe/api/projects").json()
+    assert doc["id"] == {"type": "string", "required": True, "chosenBy": "client"}
+    assert "id" not in through.a2app("GET", "/api/_a2app/describe/api/issues").json()
