@@ -78,3 +78,17 @@ def test_bad_inputs(tmp_path: Path) -> None:
     bad.write_text("format: 1\n")
     assert runner.invoke(app, ["review", str(bad)]).exit_code == 1
     assert runner.invoke(app, ["review", str(tmp_path / "missing.yaml")]).exit_code == 2
+
+
+def test_write_names_and_client_chosen_ids_are_shown(tmp_path: Path) -> None:
+    doc = copy.deepcopy(DOC)
+    doc["entities"]["cards"]["fields"]["list"].update(source="list.id", writeSource="list_id")
+    doc["entities"]["tags"]["id"] = {"source": "slug", "type": "string", "client": True}
+    path = tmp_path / "shapes.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    result = runner.invoke(app, ["review", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "ref       -> lists writes list_id" in result.output
+    assert (
+        "tags (module tags, /api/tags/, id slug chosen by the client, confidence" in result.output
+    )
