@@ -15,6 +15,10 @@ reads back by that id as sent; and by a second create with the same value, which
 upstream must refuse. Only an upstream that keeps the value unique makes "the one record
 holding it" the record a create made, rather than an older one.
 
+A write answered under a key (``write.answer``) is proven by a create of the run's own
+whose answer must hold the record there; an answer that does not is the mapping's fault
+(the record may well have been made: the run's closing sweep removes it by its marker).
+
 A client-chosen id (``id: {client: true}``) is proven by a create carrying an id made
 of the run's marker: the upstream must store the record under exactly that id, and
 read it back there; cleanup removes it with the run's other records.
@@ -34,6 +38,7 @@ from ._failures import (
     CreateRefused,
     FindByNotUnique,
     Skip,
+    WriteAnswerMissing,
     WriteNameIgnored,
 )
 from ._registry import CHECKS, Subject
@@ -185,3 +190,36 @@ async def created_found_by_value(ctx: Ctx, subject: Subject) -> str | None:
         corrections=(Correction(("entities", entity.name, "write", "findBy"), "remove"),),
         **evidence("POST"),
     )
+
+
+def _answered(mapping: Mapping) -> Iterator[Subject]:
+    for name, entity in mapping.entities.items():
+        if entity.write.answer is not None and entity.write.create:
+            key = ".".join(entity.write.answer) or "no key (bare)"
+            what = f"{name}: a create answers its record under {key}"
+            yield Subject(f"entities.{name}.write.answer", what, entity=name)
+
+
+@CHECKS.register(phase="write", writes=True, subjects=_answered)
+async def write_answer_read(ctx: Ctx, subject: Subject) -> str | None:
+    """A create's answer holds the record where `write.answer` says."""
+    entity = ctx.entity(subject.entity)
+    key = ".".join(entity.write.answer or ())
+    body = await ctx.synthesised(entity)
+    sure(entity, body, create=True)
+    try:
+        created = await ctx.create(entity, body)
+    except ProtocolError as exc:
+        if rejected(exc):
+            raise refused(CreateRefused, entity, exc, "create") from None
+        if not exc.is_("upstream_error"):
+            raise
+        raise WriteAnswerMissing(
+            f"{entity.name}: the create's answer holds no record under {key or 'no key'!r} "
+            f"({exc.message})",
+            fix=f"set entities.{entity.name}.write.answer to the key the answer below holds "
+            'the record under ("" when bare), or remove it',
+            **evidence("POST"),
+        ) from None
+    ctx.adopt(entity.name, created)
+    return f"the record {created['id']!r} was read from the answer under {key or 'no key'!r}"

@@ -51,6 +51,9 @@ class Ctx:
     credentials_refused: bool = False
     # entity -> why its writes cannot be built on (the upstream does not store them)
     unstored: dict[str, str] = field(default_factory=dict)
+    # A create whose outcome is unknown may have landed unnamed: cleanup then sweeps
+    # this run's own marker too.
+    uncertain: bool = False
     _snapshots: dict[str, Snapshot] = field(default_factory=dict)
     _own: dict[str, dict[str, Any]] = field(default_factory=dict)
     _making: set[str] = field(default_factory=set)
@@ -96,7 +99,11 @@ class Ctx:
         self.changed(entity)
         if entity.id_client and "id" not in body:
             body = {"id": self.chosen_id(), **body}
-        record = await self.client.create_record(entity, body)
+        try:
+            record = await self.client.create_record(entity, body)
+        except ProtocolError as exc:
+            self.uncertain = self.uncertain or bool(exc.extra.get("outcomeUnknown"))
+            raise
         self.ledger.add(entity.name, record["id"])
         return record
 

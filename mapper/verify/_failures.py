@@ -11,6 +11,7 @@
          RequiredNotEnforced, ReadOnlyFieldWritable, EnumNotClosed, EnumValueRefused,
          FieldTypeMismatch, NormalizationNotApplied, GetNotFound, DanglingRef,
          DeleteEffectMismatch, WriteNameIgnored, ClientIdIgnored, FindByNotUnique,
+         WriteAnswerMissing,
          OperationRefused, OperationResponseShape, ReadOnlyOperationWrote
 
     VerifyError (Exception)                 our mapping file or this tool is wrong; no claim tested
@@ -222,6 +223,10 @@ class WriteNameIgnored(MappingAtFault):
 
 class ClientIdIgnored(MappingAtFault):
     title = "the upstream gave a created record another id than the one sent"
+
+
+class WriteAnswerMissing(MappingAtFault):
+    title = "a write's answer does not hold the record where write.answer says"
 
 
 class FindByNotUnique(MappingAtFault):

@@ -26,6 +26,7 @@ from mapper.verify._failures import (
     RequiredNotEnforced,
     SortIgnored,
     UndeclaredRequired,
+    WriteAnswerMissing,
     WriteNameIgnored,
     WriteNotPersisted,
 )
@@ -246,3 +247,21 @@ async def test_the_field_a_create_is_found_by_must_single_it_out(
             "one record holds the title sent, reads back by its id; a second is refused"
         )
     assert not leftovers(api) and not report.leftovers
+
+
+@pytest.mark.parametrize(("answer", "outcome"), [('""', "passed"), ("card", "failed")])
+async def test_a_write_answer_key_is_proven_by_a_create(answer: str, outcome: str) -> None:
+    text = MAPPING_YAML.replace(
+        "    sort: {param: ordering, fields: [id, title, created]}\n",
+        "    sort: {param: ordering, fields: [id, title, created]}\n"
+        f"    write: {{answer: {answer}}}\n",
+    )
+    api = FakeApi()
+    report = await run_verification(mapping(text), VerifyOptions(), transport=api.transport)
+    result = next(r for r in report.results if r.claim == "entities.cards.write.answer")
+    assert result.outcome == outcome, result.as_dict()
+    if outcome == "failed":
+        failure = result.failure
+        assert isinstance(failure, WriteAnswerMissing) and failure.wrong == "mapping"
+        assert failure.request and failure.request.startswith("POST") and failure.response
+    assert not leftovers(api) and not report.leftovers  # a record made anyway is swept

@@ -72,6 +72,7 @@ def test_claims_are_unique_and_ordered_by_phase() -> None:
         "write_name_lands",
         "client_id_kept",
         "created_found_by_value",
+        "write_answer_read",
     }
     assert {name for name, _ in claims} == {spec.name for spec in CHECKS} - unused
 
