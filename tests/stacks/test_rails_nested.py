@@ -22,6 +22,7 @@ from tests.fixtures.stacks import StackServer, start_rails
 
 from .support import (
     GRANTS,
+    MAPPINGS,
     MISSING,
     Read,
     Refusal,
@@ -32,7 +33,8 @@ from .support import (
     verified_copy,
 )
 
-NAME = "rails-nested.yaml"
+NAME = "rails-nested.probed.yaml"
+CHECKED_IN = MAPPINGS / NAME
 HEADER = "Authorization: Token ${RAILS_NESTED_TOKEN}"
 ISSUES = "/api/collections/issues/records"
 SEVERITY = "entities.issues.fields.severity."
@@ -60,7 +62,7 @@ def probed(server: StackServer, tmp_path_factory: pytest.TempPathFactory) -> lis
 def verified(
     server: StackServer, probed: list[Path], tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, dict[str, Any]]:
-    return verified_copy(probed[0], tmp_path_factory.mktemp("verify"), env_of(server))
+    return verified_copy(CHECKED_IN, tmp_path_factory.mktemp("verify"), env_of(server))
 
 
 @pytest.fixture(scope="module")
@@ -87,9 +89,10 @@ INFERRED: list[tuple[str, Any]] = [
 ]
 
 
-def test_probing_twice_gives_the_same_bytes_and_lints(probed: list[Path]) -> None:
+def test_probing_twice_gives_the_checked_in_bytes_and_lints(probed: list[Path]) -> None:
     first, second = (p.read_bytes() for p in probed)
     assert first == second
+    assert first == CHECKED_IN.read_bytes(), "re-probe changed: run a2map probe and review the diff"
     result = lint(probed[0])
     assert result.exit_code == 0, result.output
 
