@@ -111,6 +111,8 @@ def test_the_nested_ref_carries_sample_and_lookup_evidence(probed: list[Path]) -
     details = [e["detail"] for e in evidence if isinstance(e, dict)]
     assert "a sampled value resolves at GET /api/severities/{id}" in details
     assert any("'severity_id' takes writes" in d for d in details)
+    # the convention, confirmed read-only: the upstream selects exactly by that key
+    assert "the upstream filters exactly by 'severity_id': it knows the write name" in details
 
 
 # --------------------------------------------------------------------------- verify

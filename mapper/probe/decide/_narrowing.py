@@ -150,6 +150,13 @@ def probe_filters(
             if verdict == "exact":
                 ops = found.setdefault(name, {})
                 ops[op] = FilterDraft(param, (Ev("sample", EXACT),))
+                if fdraft is not None and wire == fdraft.write_source and wire != fdraft.source:
+                    # Read-only evidence that the upstream knows the write name: it
+                    # selects exactly by it.
+                    seen = Ev("sample", f"the upstream filters exactly by {wire!r}: it knows "
+                              "the write name")  # fmt: skip
+                    if seen not in fdraft.evidence:
+                        fdraft.evidence.append(seen)
             else:
                 outcomes.setdefault(verdict, []).append(f"{name} {op} ({param})")
     notes = [f"filter: {why}: {', '.join(items)}" for why, items in sorted(outcomes.items())]
