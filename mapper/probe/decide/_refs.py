@@ -21,6 +21,7 @@ from ..live import kind_of
 # (target entity, id value) -> the detail route answered that record.
 Lookup = Callable[[str, Any], bool]
 NESTED_ID = "id"
+LABEL_KEYS = ("name", "title", "label")  # the protocol's own label order
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,15 @@ def nested_ids(values: Sequence[Any]) -> tuple[str, list[Any]] | None:
     return NESTED_ID, ids
 
 
+def _nested_label(values: Sequence[Any]) -> str | None:
+    """The key every nested object labels its record with (``name``), if one does."""
+    present = [v for v in values if isinstance(v, Mapping)]
+    for key in LABEL_KEYS:
+        if present and all(isinstance(v.get(key), str) for v in present):
+            return key
+    return None
+
+
 def _flat(values: Sequence[Any], shape: str) -> list[Any]:
     present = [v for v in values if v is not None]
     return [i for v in present for i in v] if shape == "list" else present
@@ -89,7 +99,9 @@ def decide(
                           detail_paths=detail_paths)  # fmt: skip
         if decision is None or decision.type != "ref":
             return decision
-        found = Ev("sample", f"a nested object; its {nested[0]!r} is the reference")
+        label = _nested_label(values)
+        shown = f" and {label!r} its label" if label else ""
+        found = Ev("sample", f"a nested object; its {nested[0]!r} is the reference{shown}")
         evidence = (decision.evidence[0], found, *decision.evidence[1:])
         return replace(decision, nested=nested[0], evidence=evidence)
     shape = id_like(values)

@@ -151,4 +151,8 @@ def test_a_ref_rendered_as_a_nested_object_is_decided_on_its_id(
     if type_ is not None:
         assert decision is not None and decision.confidence in ("high", "medium")
         assert [e.source for e in decision.evidence][1:] == ["sample", "lookup"]
+        assert (
+            decision.evidence[1].detail
+            == "a nested object; its 'id' is the reference and 'name' its label"
+        )
         assert len(lookup.asked) == 1 and not isinstance(lookup.asked[0][1], dict)
