@@ -3,6 +3,6 @@ Rails.application.routes.draw do
 
   scope "api" do
     resources :boards, :lists, :cards, :tags, except: %i[new edit]
-    resources :severities, :issues, :projects, except: %i[new edit]
+    resources :severities, :issues, :projects, :labels, except: %i[new edit]
   end
 end

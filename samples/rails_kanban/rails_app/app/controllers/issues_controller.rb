@@ -1,3 +1,4 @@
 class IssuesController < ApplicationController
-  crud Issue, permit: %i[title severity_id done], filters: %i[severity_id done], preload: [:severity]
+  crud Issue, permit: [:title, :severity_id, :done, { label_ids: [] }],
+              filters: %i[severity_id done], preload: %i[severity labels]
 end
