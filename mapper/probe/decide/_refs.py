@@ -54,9 +54,15 @@ def id_like(values: Sequence[Any]) -> str | None:
 
 
 def nested_ids(values: Sequence[Any]) -> tuple[str, list[Any]] | None:
-    """``("id", ids)`` when every present value is an object holding a scalar ``id``:
-    a reference rendered as the target's record in little (``{"id": 3, "name": "high"}``)."""
+    """``("id", ids)`` when every present value is an object holding a scalar ``id`` (a
+    reference rendered as the target's record in little, ``{"id": 3, "name": "high"}``),
+    or a list of such objects (then ``ids`` holds one list of ids per value)."""
     present = [v for v in values if v is not None]
+    if present and all(isinstance(v, list) for v in present):
+        items = [i for v in present for i in v]
+        if not items or nested_ids(items) is None:
+            return None
+        return NESTED_ID, [[i.get(NESTED_ID) for i in v] for v in present]
     if not present or not all(isinstance(v, Mapping) for v in present):
         return None
     ids = [v.get(NESTED_ID) for v in present]
@@ -97,9 +103,10 @@ def decide(
     if nested is not None:
         decision = decide(field, nested[1], entities, lookup, explicit=explicit,
                           detail_paths=detail_paths)  # fmt: skip
-        if decision is None or decision.type != "ref":
+        if decision is None or decision.type is None:
             return decision
-        label = _nested_label(values)
+        items = [i for v in values if isinstance(v, list) for i in v]
+        label = _nested_label(items if decision.type == "list<ref>" else values)
         shown = f" and {label!r} its label" if label else ""
         found = Ev("sample", f"a nested object; its {nested[0]!r} is the reference{shown}")
         evidence = (decision.evidence[0], found, *decision.evidence[1:])

@@ -12,17 +12,14 @@ from __future__ import annotations
 from .._draft import EntityDraft, Ev, FieldDraft
 
 _ID_TYPES = ("number", "string", "ref")
-
-
-def write_keys(base: str) -> tuple[str, ...]:
-    """The keys an id of `base` is written under, by the two usual spellings."""
-    return (f"{base}_id", f"{base}Id")
+_ID_LISTS = ("json", "list<ref>")
 
 
 def _fits(ref: FieldDraft, other: FieldDraft) -> bool:
-    if not other.write_only or other.read_only or other.type not in _ID_TYPES:
+    kinds = _ID_LISTS if ref.type == "list<ref>" else _ID_TYPES
+    if not other.write_only or other.read_only or other.type not in kinds:
         return False
-    return other.type != "ref" or other.entity == ref.entity
+    return not other.type.endswith("ref") or other.entity == ref.entity
 
 
 def pair_write_names(entity: EntityDraft) -> list[str]:
@@ -33,7 +30,7 @@ def pair_write_names(entity: EntityDraft) -> list[str]:
         base = draft.nested_base()
         if base is None:
             continue
-        for key in write_keys(base):
+        for key in draft.write_keys(base):
             name = by_source.get(key)
             other = entity.fields.get(name) if name is not None else None
             if other is None or not _fits(draft, other):

@@ -13,7 +13,8 @@ proposed from its conventions, each marked as such for the verifier to prove:
 - an association rendered nested (``as_json(include: {severity: …})``, a ref read
   from ``severity.id``) is written through its column, ``severity_id``, which strong
   parameters permit: proposed as the field's ``writeSource``, and required as a
-  ``belongs_to`` is;
+  ``belongs_to`` is; a ``has_many`` rendered as a list of objects (``labels``) is
+  written through ``label_ids``;
 - ``created_at``/``updated_at`` are Rails' own timestamps (already read-only by name).
 
 What a delete does to referring records (``dependent:``) shows in no answer: it is
@@ -48,8 +49,9 @@ def _nested_columns(entity: EntityDraft) -> list[str]:
         base = draft.nested_base()
         if base is None:
             continue
-        draft.write_source = f"{base}_id"
-        draft.evidence.append(Ev("name", f"a Rails association rendered nested; its column "
+        draft.write_source = draft.write_keys(base)[0]
+        what = "writer" if draft.type == "list<ref>" else "column"  # has_many: `label_ids=`
+        draft.evidence.append(Ev("name", f"a Rails association rendered nested; its {what} "
                                  f"{draft.write_source!r} takes writes"))  # fmt: skip
         draft.notes.append(f"written as {draft.write_source} by Rails conventions; "
                            "a2map verify proves it")  # fmt: skip

@@ -173,3 +173,16 @@ def test_a_nested_ref_is_read_from_its_id() -> None:
     assert draft is not None
     assert (draft.type, draft.entity, draft.source) == ("ref", "severities", "severity.id")
     assert draft.write_source is None  # a write name needs its own evidence
+
+
+def test_a_list_of_nested_objects_keeps_its_source_and_is_marked_nested() -> None:
+    ref = RefDecision("list<ref>", "labels", (Ev("name", "n"), Ev("lookup", "l")), "high",
+                      nested="id")  # fmt: skip
+    sample = Claim("sample", type="json", wire="array:object")
+    draft = merge(FieldInput("labels", "labels", sample=sample, sampled=True, present=True,
+                             ref=ref))  # fmt: skip
+    assert draft is not None
+    assert (draft.type, draft.source, draft.nested) == ("list<ref>", "labels", True)
+    assert draft.nested_base() == "labels" and draft.write_keys("labels") == (
+        "label_ids", "labelIds",
+    )  # fmt: skip

@@ -132,7 +132,8 @@ NESTED = [{"id": 3, "name": "high"}, {"id": 1, "name": "low"}, None]
         ),
         ("meta", [{"id": {"x": 1}}], {}, None, None, None),  # an object id is no id
         ("meta", [{"name": "no id"}], {}, None, None, None),
-        ("tags", [[{"id": 1}]], {"tags": {"1"}}, None, None, None),  # a list of objects: not yet
+        ("tags", [[{"id": 1, "name": "bug"}], []], {"tags": {"1"}}, "list<ref>", "tags", "id"),
+        ("tags", [[{"id": 1}, {"name": "x"}]], {"tags": {"1"}}, None, None, None),
     ],
 )
 def test_a_ref_rendered_as_a_nested_object_is_decided_on_its_id(

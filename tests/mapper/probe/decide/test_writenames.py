@@ -68,3 +68,24 @@ def test_a_flat_ref_has_no_nested_base() -> None:
     assert FieldDraft("list", "list_id", "ref", entity="lists").nested_base() is None
     assert FieldDraft("meta", "meta.id", "number").nested_base() is None
     assert _ref().nested_base() == "severity"
+
+
+@pytest.mark.parametrize(
+    ("other", "folded"),
+    [
+        (FieldDraft("label_ids", "label_ids", "json", write_only=True), "label_ids"),
+        (
+            FieldDraft("labelIds", "labelIds", "list<ref>", entity="labels", write_only=True),
+            "labelIds",
+        ),
+        (FieldDraft("label_ids", "label_ids", "number", write_only=True), None),
+    ],
+)
+def test_a_list_of_nested_objects_takes_a_declared_ids_key(
+    other: FieldDraft, folded: str | None
+) -> None:
+    labels = FieldDraft("labels", "labels", "list<ref>", entity="labels", nested=True)
+    entity = _entity(labels, other)
+    pair_write_names(entity)
+    assert labels.write_source == folded
+    assert (other.name in entity.fields) is (folded is None)

@@ -11,7 +11,7 @@ LOOKUP = Ev("lookup", "a sampled value resolves at GET /api/severities/{id}")
 def _issues(severity: FieldDraft) -> EntityDraft:
     title = FieldDraft("title", "title", "string")
     return EntityDraft("issues", "api", "/api/issues", None, "id", "integer",
-                       {"title": title, "severity": severity})  # fmt: skip
+                       {"title": title, severity.name: severity})  # fmt: skip
 
 
 def test_a_nested_association_is_written_to_its_column_and_required() -> None:
@@ -41,3 +41,14 @@ def test_a_flat_column_keeps_its_name() -> None:
     entity = _issues(column)
     rails_conventions(entity, [{"title": "a", "severity_id": 1}])
     assert column.write_source is None and column.required
+
+
+def test_a_nested_has_many_is_written_through_its_ids_writer_and_never_required() -> None:
+    labels = FieldDraft("labels", "labels", "list<ref>", entity="labels", nested=True,
+                        evidence=[Ev("sample"), LOOKUP])  # fmt: skip
+    entity = _issues(labels)
+    rails_conventions(entity, [{"title": "a", "labels": [{"id": 1, "name": "ui"}]}])
+    assert labels.write_source == "label_ids" and not labels.required
+    assert Ev(
+        "name", "a Rails association rendered nested; its writer 'label_ids' takes writes"
+    ) in (labels.evidence)
