@@ -54,7 +54,7 @@ def env_of(server: StackServer) -> dict[str, str]:
 def probed(server: StackServer, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     args = [server.url, "--header", HEADER, "--app-id", "rails-nested"]
     args += ["--collection", "/api/issues", "--collection", "/api/severities"]
-    args += ["--collection", "/api/projects"]
+    args += ["--collection", "/api/projects", "--collection", "/api/labels"]
     return probe_twice(tmp_path_factory, NAME, args, {"RAILS_NESTED_TOKEN": str(server.token)})
 
 
@@ -83,6 +83,10 @@ INFERRED: list[tuple[str, Any]] = [
     ("entities.issues.write", {"wrap": "issue"}),
     ("entities.issues.filter.severity.=.param", "severity_id"),  # filtered by its write name
     ("entities.severities.label", "name"),
+    ("entities.issues.fields.labels.type", "list<ref>"),  # a list of nested {id, name}
+    ("entities.issues.fields.labels.entity", "labels"),
+    ("entities.issues.fields.labels.source", MISSING),  # read where it is: each item's id
+    ("entities.issues.fields.labels.writeSource", "label_ids"),
     ("entities.projects.id", {"source": "slug", "type": "string", "client": True}),
     ("entities.projects.detailPath", MISSING),  # <list>/{id}, read by the slug
     ("entities.projects.write", {"wrap": "project"}),
@@ -126,6 +130,8 @@ def test_the_verifier_proves_the_write_name(verified: tuple[Path, dict[str, Any]
     claim = SEVERITY.removesuffix(".") + ".writeSource"
     assert notes[claim] == "written as severity_id, read back from severity.id as sent"
     assert notes[SEVERITY + "required"].startswith("the upstream refuses")
+    labels = "entities.issues.fields.labels.writeSource"
+    assert notes[labels] == "written as label_ids, read back from labels as sent"
     assert notes["entities.projects.id.client"].startswith("stored and read back under the chosen")
     assert report["proven"]["filters"]["issues"] == {"done": ["="], "severity": ["="]}
 
@@ -135,6 +141,7 @@ def test_verify_left_the_upstream_as_found(
 ) -> None:
     assert through.total("/api/issues", "per_page") == 8
     assert through.total("/api/severities", "per_page") == 4
+    assert through.total("/api/labels", "per_page") == 3
     assert [p["slug"] for p in through.direct_all("/api/projects", "per_page")] == [
         "apollo", "gemini", "mercury-7"
     ]  # fmt: skip
@@ -157,16 +164,19 @@ def test_a_filter_on_the_nested_ref_returns_the_upstreams_set(through: Through) 
 
 
 def test_writes_land_upstream_under_the_write_name_as_reported(through: Through) -> None:
-    created = through.a2app("POST", ISSUES, {"title": "Served issue", "severity": "4"})
+    body = {"title": "Served issue", "severity": "4", "labels": ["1", "3"]}
+    created = through.a2app("POST", ISSUES, body)
     assert created.status_code == 200, created.text
     issue = created.json()
-    assert (issue["title"], issue["severity"]) == ("Served issue", "4")
+    assert {k: issue[k] for k in body} == body
     stored = through.direct(f"/api/issues/{issue['id']}").json()
     assert stored["severity"] == {"id": 4, "name": "critical"} and "severity_id" not in stored
-    patched = through.a2app("PATCH", f"{ISSUES}/{issue['id']}", {"severity": "1"})
+    assert [label["id"] for label in stored["labels"]] == [1, 3] and "label_ids" not in stored
+    patched = through.a2app("PATCH", f"{ISSUES}/{issue['id']}", {"severity": "1", "labels": ["2"]})
     assert patched.status_code == 200, patched.text
-    assert patched.json()["severity"] == "1"
-    assert through.direct(f"/api/issues/{issue['id']}").json()["severity"]["id"] == 1
+    assert (patched.json()["severity"], patched.json()["labels"]) == ("1", ["2"])
+    stored = through.direct(f"/api/issues/{issue['id']}").json()
+    assert (stored["severity"]["id"], stored["labels"]) == (1, [{"id": 2, "name": "ui"}])
     gone = through.a2app("DELETE", f"{ISSUES}/{issue['id']}")
     assert gone.json()["deleted"] == issue["id"]
     assert through.direct(f"/api/issues/{issue['id']}").status_code == 404
