@@ -113,6 +113,8 @@ def _flags(f: Field) -> str:
         parts.append(DAY_KEY_FORMAT)
     if f.entity:
         parts.append(f"-> {f.entity}")
+    if f.write_source is not None:
+        parts.append("writes " + ".".join(f.write_source))
     values = declared_type(f)[1]
     if values:
         closed = "" if f.values_closed else " (candidates)"
@@ -132,8 +134,12 @@ def summary_lines(mapping: Mapping | AbcMapping[str, Any], version: str) -> list
     ]
     for name, entity in m.entities.items():
         lines.append("")
+        chosen = (
+            f", id {'.'.join(entity.id_source)} chosen by the client" if entity.id_client else ""
+        )
         lines.append(
-            f"{name} (module {entity.module}, {entity.path}, confidence {entity.confidence or '?'})"
+            f"{name} (module {entity.module}, {entity.path}{chosen}, "
+            f"confidence {entity.confidence or '?'})"
         )
         width = max((len(f) for f in entity.fields), default=4)
         for fname, f in entity.fields.items():

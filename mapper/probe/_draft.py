@@ -15,6 +15,7 @@ from typing import Any
 from runtime.mapping import Evidence
 
 from ._errors import Finding
+from ._naming import singular
 
 Ev = Evidence  # one evidence item: a source, and what exactly it said when that matters
 
@@ -89,6 +90,31 @@ class FieldDraft:
     upstream_on_delete: str | None = None
     # How the wire spells the value (a mapping `codec`), decided in `decide._codecs`.
     codec: str | None = None
+    # Where writes put the value when that differs from `source` (a nested ref read
+    # from ``severity.id`` and written as ``severity_id``).
+    write_source: str | None = None
+    # A list<ref> rendered as a list of nested objects (``[{"id": 1, "name": …}]``).
+    nested: bool = False
+
+    def nested_base(self) -> str | None:
+        """``severity`` for a ref read from ``severity.id``, ``labels`` for a list of nested
+        objects, with no write name yet."""
+        if self.write_source is not None:
+            return None
+        if self.type == "list<ref>" and self.nested:
+            return self.source
+        if self.type != "ref":
+            return None
+        head, _, last = self.source.rpartition(".")
+        return head if head and last == "id" else None
+
+    def write_keys(self, base: str) -> tuple[str, ...]:
+        """The keys an id (``severity_id``) or a list of ids (``label_ids``) is written under,
+        by the two usual spellings."""
+        if self.type == "list<ref>":
+            one = singular(base)
+            return (f"{one}_ids", f"{one}Ids")
+        return (f"{base}_id", f"{base}Id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +147,8 @@ class EntityDraft:
     confidence: str = "medium"
     # How it is listed when not by GET on its path (a POST listing), as the file spells it.
     listing: dict[str, Any] | None = None
+    # The client chooses the ids (a slug, a name): creates carry them.
+    id_client: bool = False
 
 
 @dataclass(slots=True)

@@ -46,6 +46,7 @@ REASONS: dict[str, str] = {
     "auth-collection": "accounts managed through the upstream's own auth routes",
     "hidden-field": "a field the upstream hides from its ordinary API clients",
     "instance-limit": "an instance of a templated collection past the number the probe maps",
+    "no-record-answer": "a create that answers no record, no Location and carries no id",
 }
 
 

@@ -13,7 +13,7 @@ from runtime.upstream import UpstreamClient
 
 from ._failures import CannotSynthesize, Skip, VerificationFailure
 from ._ledger import Ledger
-from ._marker import tag_field
+from ._marker import TAG_PREFIX, tag_field
 from ._values import body_for, guard
 from ._wire import Recorder
 
@@ -53,6 +53,9 @@ class Ctx:
     credentials_refused: bool = False
     # entity -> why its writes cannot be built on (the upstream does not store them)
     unstored: dict[str, str] = field(default_factory=dict)
+    # A create whose outcome is unknown may have landed unnamed: cleanup then sweeps
+    # this run's own marker too.
+    uncertain: bool = False
     _snapshots: dict[str, Snapshot] = field(default_factory=dict)
     _own: dict[str, dict[str, Any]] = field(default_factory=dict)
     _making: set[str] = field(default_factory=set)
@@ -90,16 +93,30 @@ class Ctx:
         return next(self._counter)
 
     async def create(self, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
-        """Create through the runtime's client; the record joins the cleanup ledger at once."""
+        """Create through the runtime's client; the record joins the cleanup ledger at once.
+
+        An entity whose ids the client chooses gets one made of the run's marker, so a
+        record a killed run left behind is told apart from the owner's by its id too.
+        """
         if not entity.write.delete and not self.options.allow_leftovers:
             # Its records would stay behind: only an upstream its owner calls disposable
             # takes them (`--allow-leftovers`), and the report lists what was left.
             raise Skip(f"{entity.name} records cannot be deleted (the mapping declares no "
                        "delete); written only with --allow-leftovers")  # fmt: skip
         self.changed(entity)
-        record = await self.client.create_record(entity, body)
+        if entity.id_client and "id" not in body:
+            body = {"id": self.chosen_id(), **body}
+        try:
+            record = await self.client.create_record(entity, body)
+        except ProtocolError as exc:
+            self.uncertain = self.uncertain or bool(exc.extra.get("outcomeUnknown"))
+            raise
         self.ledger.add(entity.name, record["id"])
         return record
+
+    def chosen_id(self) -> str:
+        """A client-chosen id: lower case, digits and dashes, as slugs are."""
+        return f"{TAG_PREFIX}{self.run_id}-{self.next_n()}"
 
     async def synthesised(
         self, entity: Entity, *, variant: int = 0, only: set[str] | None = None

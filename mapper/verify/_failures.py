@@ -10,7 +10,8 @@
          SortIgnored, SortMisordered, CreateRefused, UpdateRefused, UndeclaredRequired,
          RequiredNotEnforced, ReadOnlyFieldWritable, EnumNotClosed, EnumValueRefused,
          FieldTypeMismatch, NormalizationNotApplied, GetNotFound, DanglingRef,
-         DeleteEffectMismatch,
+         DeleteEffectMismatch, WriteNameIgnored, ClientIdIgnored, FindByNotUnique,
+         WriteAnswerMissing,
          OperationRefused, OperationResponseShape, ReadOnlyOperationWrote
 
     VerifyError (Exception)                 our mapping file or this tool is wrong; no claim tested
@@ -214,6 +215,22 @@ class DanglingRef(MappingAtFault):
 
 class DeleteEffectMismatch(MappingAtFault):
     title = "deleting a record affects references differently from upstreamOnDelete"
+
+
+class WriteNameIgnored(MappingAtFault):
+    title = "a field written by its writeSource is not stored"
+
+
+class ClientIdIgnored(MappingAtFault):
+    title = "the upstream gave a created record another id than the one sent"
+
+
+class WriteAnswerMissing(MappingAtFault):
+    title = "a write's answer does not hold the record where write.answer says"
+
+
+class FindByNotUnique(MappingAtFault):
+    title = "the field a create is found by does not single out the record created"
 
 
 class OperationRefused(MappingAtFault):

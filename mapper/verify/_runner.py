@@ -166,9 +166,10 @@ class _Runner:
             if writes:
                 with self.timed("cleanup"):
                     await ctx.ledger.cleanup(order)
-                    if interrupted:
-                        # A create in flight when the run was stopped may have landed
-                        # with no answer to name it: find it by this run's own marker.
+                    if interrupted or ctx.uncertain:
+                        # A create in flight when the run was stopped, or answered in a
+                        # way that named no record, may have landed: find it by this
+                        # run's own marker.
                         await ctx.ledger.sweep(ctx.run_id, order, own=True)
         self.skip(self.plan, "not run")
 

@@ -83,6 +83,7 @@ def _field(name: str, spec: dict[str, Any]) -> Field:
         confidence=spec.get("confidence"),
         note=spec.get("note"),
         codec=spec.get("codec"),
+        write_source=dotted(spec["writeSource"]) if "writeSource" in spec else None,
     )
 
 
@@ -109,6 +110,7 @@ def _entity(name: str, spec: dict[str, Any]) -> Entity:
         detail_path=detail,
         id_source=dotted(ident.get("source", "id")),
         id_type=ident.get("type", "string"),
+        id_client=ident.get("client", False),
         fields=frozen_map(fields),
         label=spec.get("label", default_label(fields)),
         summary=spec.get("summary"),
@@ -134,6 +136,8 @@ def _entity(name: str, spec: dict[str, Any]) -> Entity:
             update=None if update is False else update,
             delete=write.get("delete", True),
             wrap=write.get("wrap"),
+            answer=dotted(write["answer"]) if "answer" in write else None,
+            find_by=write.get("findBy"),
         ),
         evidence=_evidence(spec.get("evidence")),
         confidence=spec.get("confidence"),

@@ -64,6 +64,8 @@ def dump_field(f: Field) -> Doc:
     doc: Doc = {"type": kind}
     if f.source != tuple(p for p in f.name.split(".") if p):
         doc["source"] = _dotted(f.source)
+    if f.write_source is not None:
+        doc["writeSource"] = _dotted(f.write_source)
     if f.required:
         doc["required"] = True
     if f.read_only:
@@ -130,6 +132,8 @@ def _entity(e: Entity, dialect: Dialect) -> Doc:
     if e.detail_path != _default_detail(e.path):
         doc["detailPath"] = e.detail_path
     doc["id"] = {"source": _dotted(e.id_source), "type": e.id_type}
+    if e.id_client:
+        doc["id"]["client"] = True
     if e.label is not None:
         doc["label"] = e.label
     if e.auth:
@@ -162,6 +166,10 @@ def _entity(e: Entity, dialect: Dialect) -> Doc:
         write["delete"] = False
     if e.write.wrap is not None:
         write["wrap"] = e.write.wrap
+    if e.write.answer is not None:
+        write["answer"] = _dotted(e.write.answer)
+    if e.write.find_by is not None:
+        write["findBy"] = e.write.find_by
     if write:
         doc["write"] = write
     _provenance(doc, e.evidence, e.confidence)

@@ -136,6 +136,9 @@ class Field:
     note: str | None = None
     # How the wire spells the value when not as the protocol does (see `_codecs`).
     codec: str | None = None
+    # Where writes put the value when the upstream reads and writes it under
+    # different names (read ``priority.id`` from a nested object, write ``priority_id``).
+    write_source: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         # Callers may spell the type as text; the model always holds the member.
@@ -145,6 +148,11 @@ class Field:
     @property
     def is_ref(self) -> bool:
         return self.type in ("ref", "list<ref>")
+
+    @property
+    def written_at(self) -> tuple[str, ...]:
+        """The upstream path a write body carries this field's value at."""
+        return self.source if self.write_source is None else self.write_source
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +180,10 @@ class WriteSpec:
     update: Literal["PATCH", "PUT", "POST"] | None = "PATCH"
     delete: bool = True
     wrap: str | None = None
+    # Where a write's answer holds the record, when not where reads find it ("" bare).
+    answer: tuple[str, ...] | None = None
+    # A unique field whose sent value finds a record whose create answered no id.
+    find_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +218,8 @@ class Entity:
     write: WriteSpec = WriteSpec()
     evidence: tuple[Evidence, ...] = ()
     confidence: str | None = None
+    # The client chooses the id (a slug, a name): a create carries it as `id`.
+    id_client: bool = False
     listing: ListSpec | None = None
 
     @property
@@ -219,6 +233,13 @@ class Entity:
 
     def field_list(self) -> tuple[Field, ...]:
         return tuple(self.fields.values())
+
+    def create_fields(self) -> AbcMapping[str, Field]:
+        """The fields a create body may hold: with a client-chosen id, `id` too (required)."""
+        if not self.id_client:
+            return self.fields
+        ident = Field(name="id", type=FieldType.STRING, source=self.id_source, required=True)
+        return frozen_map({"id": ident, **self.fields})
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,11 +89,35 @@ def _check_field(
     if not is_param:
         if spec.get(READ_ONLY) and spec.get("writeOnly"):
             problems.append(Problem(path, "a field cannot be both readOnly and writeOnly"))
+        if spec.get(READ_ONLY) and "writeSource" in spec:
+            problems.append(
+                Problem((*path, "writeSource"), "a readOnly field is never written; drop one")
+            )
         for key in ("onDelete", "upstreamOnDelete"):
             if key in spec and ftype not in _REF_TYPES:
                 problems.append(
                     Problem((*path, key), f"{key} applies to ref and list<ref>, not {ftype}")
                 )
+    return problems
+
+
+def _shared_write_targets(base: tuple[PathPart, ...], fields: dict[str, Any]) -> list[Problem]:
+    """Two writable fields written at one upstream key would overwrite each other."""
+    problems: list[Problem] = []
+    taken: dict[str, str] = {}
+    for fname, fspec in fields.items():
+        if fspec.get(READ_ONLY):
+            continue
+        target = fspec.get("writeSource", fspec.get("source", fname))
+        if target in taken:
+            problems.append(
+                Problem(
+                    (*base, "fields", fname),
+                    f"writes go to '{target}', as they do for {taken[target]}",
+                )
+            )
+        else:
+            taken[target] = fname
     return problems
 
 
@@ -120,6 +144,18 @@ def _check_entity(
         )
     for fname, fspec in fields.items():
         problems.extend(_check_field((*base, "fields", fname), fspec, entities, is_param=False))
+    problems.extend(_shared_write_targets(base, fields))
+    find_by = spec.get("write", {}).get("findBy")
+    if find_by is not None:
+        usable = [n for n, f in fields.items() if not f.get(READ_ONLY) and not f.get("writeOnly")]
+        if find_by not in usable:
+            problems.append(
+                Problem(
+                    (*base, "write", "findBy"),
+                    f"'{find_by}' is not a field a create sends and a read shows; "
+                    f"fields: {allowed(usable)}{did_you_mean(find_by, usable)}",
+                )
+            )
     label = spec.get("label")
     if label is not None and label not in fields:
         problems.append(

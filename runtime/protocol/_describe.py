@@ -164,6 +164,8 @@ def entity(
         }
         if ent.auth:
             doc["auth"] = True
+        if ent.id_client:
+            doc["id"] = CLIENT_ID  # a create must carry the new record's id
         doc.update(
             {
                 "fields": fields,
@@ -286,6 +288,10 @@ def find(mapping: Mapping, term: str, caller: Caller, *, show_all: bool = False)
     return _trim(build, len(matches), f"describe?find={term}&all=true", show_all)
 
 
+# How describe shows an entity whose ids the client chooses (extension 18).
+CLIENT_ID = {"type": "string", "required": True, "chosenBy": "client"}
+
+
 def flat(mapping: Mapping, caller: Caller) -> dict[str, Any]:
     """The older protocol's whole-model document, for clients that still ask for it."""
     return {
@@ -301,6 +307,7 @@ def flat(mapping: Mapping, caller: Caller) -> dict[str, Any]:
                 "module": e.module,
                 "label": e.label,
                 "records": f"/api/collections/{e.name}/records",
+                **({"id": CLIENT_ID} if e.id_client else {}),
                 "fields": {f.name: field_doc(f) for f in e.fields.values() if not f.write_only},
                 "access": {"read": caller.can_read(e.name), "write": caller.can_write(e.name)},
             }

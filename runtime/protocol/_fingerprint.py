@@ -81,6 +81,8 @@ def fingerprint_input(mapping: Mapping) -> str:
         text = f"{entity.name}({fields})"
         if entity.auth:
             text += ":auth"
+        if entity.id_client:
+            text += ":clientid"  # creates must carry the id: the write contract differs
         entities.append(f"{text}:mod={entity.module}")
     operations = sorted(_operation_part(op) for op in mapping.operations)
     return ";".join(sorted(entities)) + "|" + ",".join(operations)

@@ -312,6 +312,9 @@ def check(
         failed = _value_violation(field, value, day_key=day_key)
         if failed is not None:
             out.append(Violation(failed[0], key, failed[1], value))
+        elif key == "id" and isinstance(value, str) and steers(value):
+            # A client-chosen id (Entity.create_fields) travels in paths later.
+            out.append(Violation("invalid_string", key, OPAQUE_EXPECTED, value))
         elif field.is_ref:
             count = len(ref_ids(field, value))
             named += count

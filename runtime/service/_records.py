@@ -20,6 +20,13 @@ REFERENCE_EXAMPLES = 10
 async def create(reach: Reach, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
     written = await reach.upstream.create_record(entity, _declared_only(entity, body))
     record_id = str(written["id"])
+    chosen = body.get("id") if entity.id_client else None
+    if chosen is not None and record_id != str(chosen):
+        # The upstream gave the record another id than the one the client chose.
+        raise not_stored_error(
+            entity.name, record_id, [{"code": "not_stored", "field": "id", "expected": chosen,
+                                      "got": record_id}],
+        )  # fmt: skip
     return await _read_back(reach, entity, record_id, body)
 
 
@@ -33,8 +40,10 @@ async def update(
 
 
 def _declared_only(entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
-    # writeAllow keys pass through unvalidated, as the protocol allows.
-    return {k: v for k, v in body.items() if k in entity.fields or k in entity.write_allow}
+    # writeAllow keys pass through unvalidated, as the protocol allows; a client-chosen
+    # id is sent too.
+    fields = entity.create_fields()
+    return {k: v for k, v in body.items() if k in fields or k in entity.write_allow}
 
 
 _UNREAD = (

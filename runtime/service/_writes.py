@@ -73,7 +73,7 @@ async def create_record(
 
     async def guard() -> dict[str, Any]:
         return await guarded(
-            state, entity.fields, body, require=True, write_allow=entity.write_allow
+            state, entity.create_fields(), body, require=True, write_allow=entity.write_allow
         )
 
     async def act(caller: Caller, values: dict[str, Any]) -> Done:

@@ -33,6 +33,8 @@ from .dialects import Dialect, dialect_for
 logger = logging.getLogger("runtime.upstream")
 METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
 MAX_REDIRECTS = 5
+# Records read at most to find the one a create answered no id for (`write.findBy`).
+FIND_LIMIT = 10000
 
 
 class UpstreamClient:
@@ -203,8 +205,15 @@ class UpstreamClient:
                 # An empty 201 names the new record in Location; read it from there.
                 with translating(f"POST {url.path}"):
                     created = self.base.follow(location, answer.url)
-                result = await self._exchange("GET", created, entity=entity)
-            return self._record(entity, result)
+                return self._record(entity, await self._exchange("GET", created, entity=entity))
+            if result is None and entity.id_client and body.get("id") is not None:
+                # No body, no Location: the client chose the id, so read it by that id.
+                found = await self.get_record(entity, str(body["id"]))
+                if found is not None:
+                    return found
+            elif result is None and entity.write.find_by is not None:
+                return await self._created_by_value(entity, entity.write.find_by, body)
+            return self._written(entity, result)
 
     async def update_record(
         self, entity: Entity, id: str | int, body: Mapping[str, Any]
@@ -234,7 +243,7 @@ class UpstreamClient:
                 return None
             if result is None:
                 return await self.get_record(entity, id)  # 204: read back what was stored
-            return self._record(entity, result)
+            return self._written(entity, result)
 
     async def delete_record(self, entity: Entity, id: str | int) -> dict[str, Any] | None:
         """DELETE the record: the upstream's last view of it, or ``{"id": …}``; None on 404."""
@@ -287,8 +296,37 @@ class UpstreamClient:
             entity, body, envelope=self.upstream.write_envelope, id_types=self._id_types
         )
 
-    def _record(self, entity: Entity, body: Any) -> dict[str, Any]:
-        envelope = self.upstream.item_envelope
+    def _written(self, entity: Entity, body: Any) -> dict[str, Any]:
+        """The record a write answered with: under `write.answer` when the mapping says so."""
+        return self._record(entity, body, envelope=entity.write.answer)
+
+    async def _created_by_value(
+        self, entity: Entity, name: str, body: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The one record holding the unique value a create sent, when its answer named none.
+
+        Anything but exactly one such record leaves the create's outcome unknown: the
+        caller is told to read before retrying, never that it was done.
+        """
+        field, sent = entity.fields[name], body.get(name)
+        if sent is None:
+            raise shape_error(f"no record in the answer, and no {name} was sent to find it by")
+        params: dict[str, str] = {}
+        spelled = entity.filters.get(name, {}).get("=")
+        encoded = self.dialect.encode_value(field, sent) if spelled is not None else None
+        if spelled is not None and encoded is not None:
+            params[spelled.param] = encoded
+        found = [r async for r in self.scan(entity, params, limit=FIND_LIMIT) if r[name] == sent]
+        if len(found) != 1:
+            many = "no" if not found else f"{len(found)}"
+            raise shape_error(f"no record in the answer, and {many} {entity.name} records hold "
+                              f"the {name} sent")  # fmt: skip
+        return found[0]
+
+    def _record(
+        self, entity: Entity, body: Any, envelope: tuple[str, ...] | None = None
+    ) -> dict[str, Any]:
+        envelope = self.upstream.item_envelope if envelope is None else envelope
         item = dig(body, envelope) if envelope else body
         if not isinstance(item, dict):
             got = "nothing" if item is None else f"a {type(item).__name__}"

@@ -130,12 +130,18 @@ def to_upstream(
 ) -> dict[str, Any]:
     """A protocol write body in the upstream's shape: renamed, nested, wrapped.
 
+    Each value goes where the field is written (``writeSource``), which may differ
+    from where it is read (a ref read from ``priority.id``, written as ``priority_id``).
+
     The entity's ``write.wrap`` wins over the upstream-wide `envelope`.
     `id_types` (entity name → ``string``/``integer``) lets refs to integer-keyed
     entities go out as numbers, which schemaless upstreams compare strictly.
     """
     out: dict[str, Any] = {}
     for name, value in body.items():
+        if name == "id" and entity.id_client:
+            put(out, entity.id_source, _ref_out(value, entity.id_type))  # chosen by the client
+            continue
         field = entity.fields.get(name)
         if field is None or field.read_only:
             continue  # only declared, writable fields ever reach the upstream
@@ -145,7 +151,7 @@ def to_upstream(
                 value = [_ref_out(v, id_type) for v in value]
             else:
                 value = _ref_out(value, id_type)
-        put(out, field.source, encode_value(field.codec, value))
+        put(out, field.written_at, encode_value(field.codec, value))
     wrap = write_wrap(entity, envelope)
     if wrap:
         wrapped: dict[str, Any] = {}

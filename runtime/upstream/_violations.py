@@ -147,7 +147,7 @@ def protocol_field(entity: Entity | None, path: Path, wrap: Path = ()) -> str:
     above: list[str] = []
     for field in entity.fields.values():
         source = field.source
-        if path == source:
+        if path == source or path == field.write_source:
             return field.name
         if path[: len(source)] == source and (inside is None or len(source) > inside[0]):
             inside = (len(source), field.name)  # an item of a list field: ("tags", "0")

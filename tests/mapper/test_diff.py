@@ -128,6 +128,12 @@ SCENARIOS: list[tuple[str, Edit, list[str], bool]] = [
         False,
     ),
     (
+        "write name",
+        lambda d: d["entities"]["cards"]["fields"]["list"].update(writeSource="list_id"),
+        ["~ entities.cards.fields.list: writeSource (none) -> list_id"],
+        False,
+    ),
+    (
         "unmapped",
         lambda d: d["unmapped"].append({"path": "/x", "reason": "non-json: text"}),
         ["+ unmapped /x: non-json: text"],

@@ -87,3 +87,17 @@ def test_a_listing_by_post_is_left_for_the_owner_to_prove() -> None:
     assert [(i.kind, i.message) for i in listed] == [
         ("listing by POST unproven", "POST /api/cards/filter, from the spec, not sent by the probe")
     ]
+
+
+def test_write_names_and_client_chosen_ids_are_shown(tmp_path: Path) -> None:
+    doc = copy.deepcopy(DOC)
+    doc["entities"]["cards"]["fields"]["list"].update(source="list.id", writeSource="list_id")
+    doc["entities"]["tags"]["id"] = {"source": "slug", "type": "string", "client": True}
+    path = tmp_path / "shapes.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    result = runner.invoke(app, ["review", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "ref       -> lists writes list_id" in result.output
+    assert (
+        "tags (module tags, /api/tags/, id slug chosen by the client, confidence" in result.output
+    )

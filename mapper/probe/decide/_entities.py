@@ -15,6 +15,7 @@ from ._merge import FieldInput, merge
 from ._observe import Observation
 from ._paging import body_paging
 from ._refs import RefDecision
+from ._writenames import pair_write_names
 
 
 @dataclass(slots=True)
@@ -120,6 +121,8 @@ def _write(src: Source) -> tuple[dict[str, object], Ev | None]:
     if update is False and src.spec is not None and "POST" in detail:
         update = "POST"  # the spec's POST on the record's path answers the record
     write = {"create": "POST" in methods, "update": update, "delete": "DELETE" in detail}
+    if src.spec is not None and src.spec.write_answer is not None and write["create"]:
+        write["answer"] = src.spec.write_answer
     return write, ev
 
 
@@ -200,9 +203,12 @@ def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
         name=src.name, module=src.module, path=src.path, detail_path=detail,
         id_source=ident, id_type=src.id_type(), fields=fields, summary=summary,
         write=write, evidence=list(dict.fromkeys(evidence)), confidence=confidence,
+        id_client=bool(src.obs and src.obs.id_client and src.obs.id_source == ident)
+        or bool(src.spec and src.spec.id_client and src.spec.id_param == ident),
     )  # fmt: skip
     if src.spec is not None and src.spec.list_path is not None:
         entity.listing = posted_listing(src.spec, src.spec_source)
+    pair_write_names(entity)
     return entity, findings
 
 

@@ -179,6 +179,10 @@ def merge(field: FieldInput) -> FieldDraft | None:
     if ref is not None and ref.type is not None and ref.entity is not None:
         draft.type, draft.entity, draft.max, draft.day_key = ref.type, ref.entity, None, False
         draft.values, draft.values_closed = (), True
+        if ref.nested is not None and ref.type == "ref":
+            draft.source = f"{field.source}.{ref.nested}"  # read from the nested id
+        elif ref.nested is not None:
+            draft.nested = True  # a list of objects: the runtime reads each one's id
         draft.evidence.extend(ref.evidence)
         disputed = any(n.startswith("disagree") for n in draft.notes)
         draft.confidence = "low" if disputed else ref.confidence

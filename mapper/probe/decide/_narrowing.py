@@ -93,6 +93,12 @@ def _ask(
     return why
 
 
+def _flat_name(draft: FieldDraft) -> str:
+    if "." in draft.source and draft.write_source is not None:
+        return draft.write_source
+    return draft.source
+
+
 def _verdict(got: Listing, expected: set[str], everyone: set[str]) -> str:
     if got.status is not None:
         return f"answered {got.status}"
@@ -119,7 +125,9 @@ def probe_filters(
     outcomes: dict[str, list[str]] = {}
     table = {suffix: _OPS[suffix] for suffix in SUFFIXES.get(dialect.name, ())}
     subjects: list[tuple[str, FieldDraft | None, str]] = [("id", None, draft.id_source)]
-    subjects += [(n, f, f.source) for n, f in draft.fields.items()]
+    # A nested ref (read at severity.id) is tried by its flat write name (severity_id),
+    # which the upstreams that take it on writes usually filter by too.
+    subjects += [(n, f, _flat_name(f)) for n, f in draft.fields.items()]
     for name, fdraft, wire in subjects:
         if fdraft is not None and (fdraft.write_only or "." in wire):
             continue
@@ -142,6 +150,13 @@ def probe_filters(
             if verdict == "exact":
                 ops = found.setdefault(name, {})
                 ops[op] = FilterDraft(param, (Ev("sample", EXACT),))
+                if fdraft is not None and wire == fdraft.write_source and wire != fdraft.source:
+                    # Read-only evidence that the upstream knows the write name: it
+                    # selects exactly by it.
+                    seen = Ev("sample", f"the upstream filters exactly by {wire!r}: it knows "
+                              "the write name")  # fmt: skip
+                    if seen not in fdraft.evidence:
+                        fdraft.evidence.append(seen)
             else:
                 outcomes.setdefault(verdict, []).append(f"{name} {op} ({param})")
     notes = [f"filter: {why}: {', '.join(items)}" for why, items in sorted(outcomes.items())]

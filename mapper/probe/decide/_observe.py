@@ -26,6 +26,10 @@ from ..live import (
 from ..sources import OptionsView, read_options
 
 ID_NAMES = ("id", "pk", "uuid", "_id", "key")
+# Natural keys: records named by what their owner called them. Taken as the id only
+# when no id key is there and the detail route answers a record by it; the client
+# then chooses it on create.
+NATURAL_KEYS = ("slug", "handle", "code", "name")
 SAMPLE_SIZE = 100
 
 
@@ -44,6 +48,7 @@ class Observation:
     item_envelope: str = ""
     id_source: str | None = None
     id_type: str | None = None
+    id_client: bool = False
     evidence: list[Ev] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     finding: Finding | None = None
@@ -75,7 +80,8 @@ def failure(answer: Exchange, what: str = "the list route") -> Finding | None:
 
 
 def _id_of(records: list[Mapping[str, Any]], jsonapi: bool, hint: str | None) -> str | None:
-    names = ("id",) if jsonapi else tuple(dict.fromkeys([*([hint] if hint else []), *ID_NAMES]))
+    known = [*([hint] if hint else []), *ID_NAMES, *NATURAL_KEYS]
+    names = ("id",) if jsonapi else tuple(dict.fromkeys(known))
     for name in names:
         values = [flatten_record(r, jsonapi).get(name) for r in records]
         usable = values and all(kind_of(v) in ("string", "integer") for v in values)
@@ -129,16 +135,83 @@ def read_detail(client: ProbeClient, obs: Observation, detail_template: str) -> 
     obs.id_type = "integer" if all(
         kind_of(flatten_record(r, jsonapi).get(obs.id_source)) == "integer" for r in obs.records
     ) else "string"  # fmt: skip
-    answer = client.get(detail_template.replace("{id}", quote(str(ident), safe="")))
+    tried: list[str] = []
+    for template, why in _templates(client, obs.records[0], detail_template, ident):
+        if template in tried:
+            continue
+        tried.append(template)
+        answer = client.get(template.replace("{id}", quote(str(ident), safe="")))
+        if _answers(obs, answer, ident):
+            _confirmed(client, obs, template, answer, why)
+            return
+    obs.notes.append(f"detail route {detail_template}: not confirmed by a read")
+    if obs.id_source in NATURAL_KEYS:
+        obs.id_source = None  # a natural key is the id only where records are read by it
+
+
+def _answers(obs: Observation, answer: Exchange, ident: Any) -> bool:
+    """Whether a detail read answered the sampled record (and where its envelope is)."""
     if failure(answer, "the detail route") is not None or not isinstance(answer.body, Mapping):
-        obs.notes.append(f"detail route {detail_template}: not confirmed by a read")
-        return
+        return False
+    jsonapi = obs.envelope.jsonapi if obs.envelope else False
+    key = "id" if jsonapi else (obs.id_source or "id")
     body: Mapping[str, Any] = answer.body
-    if jsonapi or (obs.id_source not in body and isinstance(body.get("data"), Mapping)):
-        body, obs.item_envelope = body.get("data") or {}, "data"
-    if str(flatten_record(body, False).get("id" if jsonapi else obs.id_source)) == str(ident):
-        obs.detail_path = detail_template
-        obs.evidence.append(Ev("lookup", f"GET {detail_template} answers the sampled record"))
+    envelope = ""
+    if jsonapi or (key not in body and isinstance(body.get("data"), Mapping)):
+        body, envelope = body.get("data") or {}, "data"
+    if str(flatten_record(body, False).get(key)) != str(ident):
+        return False
+    obs.item_envelope = envelope
+    return True
+
+
+def _confirmed(
+    client: ProbeClient, obs: Observation, template: str, answer: Exchange, why: Ev | None
+) -> None:
+    obs.detail_path = template
+    if why is not None:
+        obs.evidence.append(why)
+    obs.evidence.append(Ev("lookup", f"GET {template} answers the sampled record"))
+    if obs.id_source in NATURAL_KEYS and not (obs.envelope and obs.envelope.jsonapi):
+        obs.id_client = True
+        obs.evidence.append(Ev("sample", f"no id key: records are named by their "
+                               f"{obs.id_source!r}, chosen by the client on create; "
+                               "for a2map verify to prove"))  # fmt: skip
     options = client.options(answer.path)
     if options.ok:
         obs.detail_options = read_options(options.body, options.headers.get("allow"))
+
+
+SELF_LINKS = ("url", "self", "href")
+
+
+def _templates(
+    client: ProbeClient, record: Mapping[str, Any], given: str, ident: Any
+) -> list[tuple[str, Ev | None]]:
+    """Detail routes to try, in order: the given one (the spec's, or `<list>/{id}`), the
+    one a record's own link names, and the given one with a `.json` format suffix."""
+    found: list[tuple[str, Ev | None]] = [(given, None)]
+    for key in SELF_LINKS:
+        link = record.get(key)
+        template = _from_link(client, link, ident) if isinstance(link, str) else None
+        if template is not None:
+            found.append((template, Ev("sample", f"the records' {key!r} names their detail route")))
+            break
+    suffixed = given.rstrip("/") + ".json"
+    found.append((suffixed, Ev("sample", "the detail route takes a .json format suffix")))
+    return found
+
+
+def _from_link(client: ProbeClient, link: str, ident: Any) -> str | None:
+    """``/things/{id}.json`` from a record's own link ``http://…/things/7.json``."""
+    url = client.resolve(link)
+    if url is None:
+        return None
+    segments = client.relative(url).split("/")
+    text = quote(str(ident), safe="")
+    for n in range(len(segments) - 1, -1, -1):
+        head, dot, suffix = segments[n].partition(".")
+        if head == text and (not dot or suffix.isalnum()):
+            segments[n] = "{id}" + dot + suffix
+            return "/".join(segments)
+    return None

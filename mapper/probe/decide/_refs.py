@@ -11,7 +11,7 @@ signal several resolving targets make the field ambiguous, not a guess.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._draft import Ev
@@ -20,6 +20,8 @@ from ..live import kind_of
 
 # (target entity, id value) -> the detail route answered that record.
 Lookup = Callable[[str, Any], bool]
+NESTED_ID = "id"
+LABEL_KEYS = ("name", "title", "label")  # the protocol's own label order
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,9 @@ class RefDecision:
     note: str | None = None
     candidates: tuple[str, ...] = ()
     ambiguous: bool = False
+    # The key a nested object holds the id under (``{"id": 3, "name": "high"}``),
+    # when the upstream renders the reference as the target's record in little.
+    nested: str | None = None
 
 
 def id_like(values: Sequence[Any]) -> str | None:
@@ -45,6 +50,33 @@ def id_like(values: Sequence[Any]) -> str | None:
         items = [i for v in present for i in v]
         if items and {kind_of(i) for i in items} <= {"string", "integer"}:
             return "list"
+    return None
+
+
+def nested_ids(values: Sequence[Any]) -> tuple[str, list[Any]] | None:
+    """``("id", ids)`` when every present value is an object holding a scalar ``id`` (a
+    reference rendered as the target's record in little, ``{"id": 3, "name": "high"}``),
+    or a list of such objects (then ``ids`` holds one list of ids per value)."""
+    present = [v for v in values if v is not None]
+    if present and all(isinstance(v, list) for v in present):
+        items = [i for v in present for i in v]
+        if not items or nested_ids(items) is None:
+            return None
+        return NESTED_ID, [[i.get(NESTED_ID) for i in v] for v in present]
+    if not present or not all(isinstance(v, Mapping) for v in present):
+        return None
+    ids = [v.get(NESTED_ID) for v in present]
+    if not all(kind_of(i) in ("string", "integer") for i in ids):
+        return None
+    return NESTED_ID, ids
+
+
+def _nested_label(values: Sequence[Any]) -> str | None:
+    """The key every nested object labels its record with (``name``), if one does."""
+    present = [v for v in values if isinstance(v, Mapping)]
+    for key in LABEL_KEYS:
+        if present and all(isinstance(v.get(key), str) for v in present):
+            return key
     return None
 
 
@@ -65,7 +97,20 @@ def decide(
     """Whether `field` refers to an entity; None when it is not id-valued at all.
 
     `entities` maps every entity to its sampled ids (as text), for value matches.
+    A nested object's id is decided as the id itself, and the decision says so.
     """
+    nested = nested_ids(values)
+    if nested is not None:
+        decision = decide(field, nested[1], entities, lookup, explicit=explicit,
+                          detail_paths=detail_paths)  # fmt: skip
+        if decision is None or decision.type is None:
+            return decision
+        items = [i for v in values if isinstance(v, list) for i in v]
+        label = _nested_label(items if decision.type == "list<ref>" else values)
+        shown = f" and {label!r} its label" if label else ""
+        found = Ev("sample", f"a nested object; its {nested[0]!r} is the reference{shown}")
+        evidence = (decision.evidence[0], found, *decision.evidence[1:])
+        return replace(decision, nested=nested[0], evidence=evidence)
     shape = id_like(values)
     if shape is None:
         return None

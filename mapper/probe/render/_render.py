@@ -86,6 +86,7 @@ def _field(f: FieldDraft) -> Field:
         confidence=f.confidence,
         note="; ".join(dict.fromkeys(f.notes)) if f.notes else None,
         codec=f.codec,
+        write_source=None if f.write_source is None else _dotted(f.write_source),
     )
 
 
@@ -134,10 +135,12 @@ def entity_model(e: EntityDraft) -> Entity:
             update=None if update is False else update,
             delete=e.write.get("delete", True),
             wrap=e.write.get("wrap"),
+            answer=_dotted(e.write["answer"]) if "answer" in e.write else None,
         ),
         evidence=tuple(e.evidence),
         confidence=e.confidence,
         listing=compile_listing(e.listing),
+        id_client=e.id_client,
     )
 
 

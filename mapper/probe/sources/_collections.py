@@ -52,6 +52,10 @@ class SpecCollection:
     # A listing made by POST (``/things/filter``): its path and its body's properties.
     list_path: str | None = None
     list_body: tuple[str, ...] = ()
+    # The create body requires the id: the client chooses it (a slug, a name).
+    id_client: bool = False
+    # The key the create answers its record under, when reads answer it bare.
+    write_answer: str | None = None
 
 
 def _details(by_path: dict[str, dict[str, SpecRoute]]) -> dict[tuple[str, bool], tuple[str, str]]:
@@ -189,6 +193,14 @@ def group_all(
         fields, required, problems = _fields(path, item, create, spec)
         if not templated:
             findings.extend(problems)
+        client_id = create is not None and id_param in required
+        if create is not None and not client_id and _answers_nothing(create):
+            # Nothing would tell which record the create made: no body, no Location, no
+            # id of the client's. Left out, with the reason (an owner may add findBy).
+            listed -= {"POST"}
+            consumed.add(("POST", path))
+            findings.append(Finding(path, "no-record-answer", "the create answers no record, "
+                                    "no Location, and the client sends no id", "POST"))  # fmt: skip
         (nested if templated else collections).append(
             SpecCollection(
                 name=name, path=path, detail_path=detail_path, id_param=id_param,
@@ -197,6 +209,8 @@ def group_all(
                 query=tuple(p for p in listing.params if p.where == "query"),
                 methods=listed, detail_methods=kept, security=listing.security,
                 expands=expansions(item, spec.resolver), item_ref=schema_ref(item),
+                id_client=client_id,
+                write_answer=_answered_under(create, item, shown, spec.resolver),
             )
         )  # fmt: skip
         if templated:
@@ -217,6 +231,30 @@ def group_all(
     collections = [replace(c, name=names[c.path]) for c in collections]
     rest = [r for r in spec.routes if (r.method, r.path) not in consumed]
     return collections, nested, rest, findings
+
+
+def _answered_under(
+    create: SpecRoute | None, item: object, shown: Body, resolver: Resolver
+) -> str | None:
+    """``card`` when the create answers ``{"card": <record>}`` and a read answers it bare."""
+    record = schema_ref(item)
+    if create is None or record is None or create.response.kind != "json":
+        return None
+    if shown.kind == "json" and schema_ref(shown.schema) != record:
+        return None  # reads are enveloped too: the upstream-wide envelope says where
+    try:
+        answer, _, _ = flatten(create.response.schema, resolver)
+    except SchemaProblem:
+        return None
+    props = answer.get("properties")
+    if not isinstance(props, dict) or len(props) != 1:
+        return None
+    ((key, value),) = props.items()
+    return str(key) if schema_ref(value) == record else None
+
+
+def _answers_nothing(route: SpecRoute) -> bool:
+    return route.response.kind == "none" and not route.location
 
 
 def _posted(

@@ -46,6 +46,8 @@ class SpecRoute:
     security: tuple[str, ...] | None
     # The spec's own word on destructiveness (``x-a2app-destructive``), if it says.
     destructive: bool | None = None
+    # A success answer declares a ``Location`` header (where a created record is read).
+    location: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +111,22 @@ def _response(op: Mapping[str, Any], resolver: Resolver) -> Body:
             return Body("none")
         return _body(answer.get("content"))
     return Body("none")
+
+
+def _locates(op: Mapping[str, Any], resolver: Resolver) -> bool:
+    """Whether a success answer declares a ``Location`` header."""
+    responses = op.get("responses")
+    if not isinstance(responses, Mapping):
+        return False
+    for code in _SUCCESS:
+        try:
+            answer, _ = resolver.deref(responses.get(code), ())
+        except SchemaProblem:
+            continue
+        headers = answer.get("headers") if isinstance(answer, Mapping) else None
+        if isinstance(headers, Mapping) and any(str(h).lower() == "location" for h in headers):
+            return True
+    return False
 
 
 def _request(op: Mapping[str, Any], resolver: Resolver) -> Body:
@@ -198,6 +216,7 @@ def read_routes(spec: SpecDoc, base_path: str = "") -> SpecRoutes:
                     response=_response(op, resolver),
                     security=_security(op.get("security")),
                     destructive=_flag(op.get("x-a2app-destructive")),
+                    location=_locates(op, resolver),
                 )
             )
     components = doc.get("components") if isinstance(doc.get("components"), Mapping) else {}

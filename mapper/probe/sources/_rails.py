@@ -10,6 +10,11 @@ proposed from its conventions, each marked as such for the verifier to prove:
   unless declared optional, and the label column (``title``, ``name``) is the one a
   presence validation usually guards: both proposed as required when no sampled
   record lacks them;
+- an association rendered nested (``as_json(include: {severity: …})``, a ref read
+  from ``severity.id``) is written through its column, ``severity_id``, which strong
+  parameters permit: proposed as the field's ``writeSource``, and required as a
+  ``belongs_to`` is; a ``has_many`` rendered as a list of objects (``labels``) is
+  written through ``label_ids``;
 - ``created_at``/``updated_at`` are Rails' own timestamps (already read-only by name).
 
 What a delete does to referring records (``dependent:``) shows in no answer: it is
@@ -37,6 +42,23 @@ def _present(records: Sequence[Mapping[str, Any]], wire: str) -> bool:
     return bool(values) and all(v is not None and v != "" for v in values)
 
 
+def _nested_columns(entity: EntityDraft) -> list[str]:
+    """Nested associations get their column as write name; the fields given one."""
+    written = []
+    for draft in entity.fields.values():
+        base = draft.nested_base()
+        if base is None:
+            continue
+        draft.write_source = draft.write_keys(base)[0]
+        what = "writer" if draft.type == "list<ref>" else "column"  # has_many: `label_ids=`
+        draft.evidence.append(Ev("name", f"a Rails association rendered nested; its {what} "
+                                 f"{draft.write_source!r} takes writes"))  # fmt: skip
+        draft.notes.append(f"written as {draft.write_source} by Rails conventions; "
+                           "a2map verify proves it")  # fmt: skip
+        written.append(draft.name)
+    return written
+
+
 def _require(draft: FieldDraft, ev: Ev, why: str) -> None:
     draft.required = True
     draft.evidence.append(ev)
@@ -55,10 +77,12 @@ def rails_conventions(entity: EntityDraft, records: Sequence[Mapping[str, Any]])
     )
     entity.evidence = [e for e in entity.evidence if e != NO_WRITES] + [Ev("sample", detail)]
     required = []
+    written = _nested_columns(entity)
     for draft in entity.fields.values():
-        is_fk = draft.type == "ref" and draft.source.endswith("_id")
+        column = draft.write_source if draft.name in written else draft.source
+        is_fk = draft.type == "ref" and (column or "").endswith("_id")
         looked_up = any(e.source == "lookup" for e in draft.evidence)
-        if is_fk and looked_up and _present(records, draft.source):
+        if is_fk and looked_up and _present(records, draft.source.split(".")[0]):
             ev = Ev("name", "a Rails belongs_to column, required unless declared optional")
             _require(draft, ev, "Rails belongs_to")
             required.append(draft.name)
@@ -70,6 +94,8 @@ def rails_conventions(entity: EntityDraft, records: Sequence[Mapping[str, Any]])
             _require(draft, ev, "the label, never empty in the samples")
             required.append(draft.name)
     notes = [f"write: POST, PATCH, DELETE wrapped under {wrap!r} (Rails conventions)"]
+    notes.extend(f"fields.{n}.writeSource: {entity.fields[n].write_source} (Rails conventions;"
+                 " a candidate)" for n in written)  # fmt: skip
     if required:
         notes.append(f"required: {', '.join(required)} (Rails conventions; candidates)")
     notes.append("upstreamOnDelete: left to a2map verify (Rails dependent: shows in no answer)")

@@ -90,6 +90,7 @@ FILTERS = {
 QUIRKS = frozenset({
     "ignore-done-filter", "title-optional", "priority-open", "created-writable", "cascade",
     "delete-noop", "drop-done", "ignore-ordering", "duplicate-pages", "position-required",
+    "unique-titles",
 })  # fmt: skip
 
 
@@ -199,6 +200,10 @@ class FakeApi:
         closed = "priority-open" not in self.quirks
         if closed and priority is not None and priority not in ("low", "high"):
             errors["priority"] = [f'"{priority}" is not a valid choice.']
+        if "unique-titles" in self.quirks and any(
+            r["title"] == values.get("title") for r in self.tables[table].values()
+        ):
+            errors["title"] = ["A record with this title already exists."]
         if values.get("list") is not None and values["list"] not in self.tables["lists"]:
             errors["list"] = ["Invalid pk - object does not exist."]
         return errors

@@ -15,15 +15,19 @@ from mapper.verify import (
     run_verification,
 )
 from mapper.verify._failures import (
+    ClientIdIgnored,
     DeleteEffectMismatch,
     EnumNotClosed,
     FilterIgnored,
+    FindByNotUnique,
     ListDuplicates,
     ReadAfterDeleteSucceeded,
     ReadOnlyFieldWritable,
     RequiredNotEnforced,
     SortIgnored,
     UndeclaredRequired,
+    WriteAnswerMissing,
+    WriteNameIgnored,
     WriteNotPersisted,
 )
 from runtime.mapping import load_mapping_text
@@ -198,3 +202,87 @@ async def test_records_that_cannot_be_deleted_are_written_only_when_allowed() ->
     report = await run_verification(model, options, transport=api.transport)
     create = next(r for r in report.results if r.claim == "entities.cards.write.create")
     assert create.outcome == "passed", create.as_dict()
+
+
+@pytest.mark.parametrize(("write_source", "outcome"), [("list", "passed"), ("list_ref", "failed")])
+async def test_a_write_name_is_proven_by_writing_it_alone(write_source: str, outcome: str) -> None:
+    text = MAPPING_YAML.replace(
+        "list: {type: ref, entity: lists, upstreamOnDelete: set-null}",
+        f"list: {{type: ref, entity: lists, writeSource: {write_source}}}",
+    )
+    api = FakeApi()
+    report = await run_verification(mapping(text), VerifyOptions(), transport=api.transport)
+    result = next(r for r in report.results if r.claim == "entities.cards.fields.list.writeSource")
+    assert result.outcome == outcome, result.as_dict()
+    if outcome == "failed":
+        failure = result.failure
+        assert isinstance(failure, WriteNameIgnored) and failure.wrong == "mapping"
+        assert "list_ref" in failure.message and "writeSource" in failure.fix
+        assert failure.request and failure.request.startswith("GET")
+    else:
+        assert result.note == "written as list, read back from list as sent"
+    assert not leftovers(api)
+
+
+async def test_a_client_chosen_id_the_upstream_replaces_is_the_mappings_fault() -> None:
+    text = MAPPING_YAML.replace(
+        "    path: /api/lists/\n",
+        "    path: /api/lists/\n    id: {source: id, type: string, client: true}\n",
+        1,
+    )
+    api = FakeApi()
+    report = await run_verification(mapping(text), VerifyOptions(), transport=api.transport)
+    result = next(r for r in report.results if r.claim == "entities.lists.id.client")
+    failure = result.failure
+    assert result.outcome == "failed" and isinstance(failure, ClientIdIgnored)
+    assert failure.wrong == "mapping" and failure.request and failure.request.startswith("POST")
+    assert Correction(("entities", "lists", "id", "client"), "remove") in failure.corrections
+    assert not leftovers(api) and not report.leftovers  # the record it did make is removed
+
+
+@pytest.mark.parametrize(
+    ("find_by", "quirks", "outcome", "said"),
+    [
+        ("title", ("unique-titles",), "passed", ""),
+        ("title", (), "failed", "already holds"),  # one holder now, but a twin is accepted
+        ("done", (), "failed", "done="),  # many hold it already
+    ],
+)
+async def test_the_field_a_create_is_found_by_must_single_it_out(
+    find_by: str, quirks: tuple[str, ...], outcome: str, said: str
+) -> None:
+    text = MAPPING_YAML.replace(
+        "    sort: {param: ordering, fields: [id, title, created]}\n",
+        "    sort: {param: ordering, fields: [id, title, created]}\n"
+        f"    write: {{findBy: {find_by}}}\n",
+    )
+    api = FakeApi(*quirks)
+    report = await run_verification(mapping(text), VerifyOptions(), transport=api.transport)
+    result = next(r for r in report.results if r.claim == "entities.cards.write.findBy")
+    assert result.outcome == outcome, result.as_dict()
+    if outcome == "failed":
+        assert isinstance(result.failure, FindByNotUnique) and result.failure.wrong == "mapping"
+        assert said in result.failure.message
+    else:
+        assert result.note == (
+            "one record holds the title sent, reads back by its id; a second is refused"
+        )
+    assert not leftovers(api) and not report.leftovers
+
+
+@pytest.mark.parametrize(("answer", "outcome"), [('""', "passed"), ("card", "failed")])
+async def test_a_write_answer_key_is_proven_by_a_create(answer: str, outcome: str) -> None:
+    text = MAPPING_YAML.replace(
+        "    sort: {param: ordering, fields: [id, title, created]}\n",
+        "    sort: {param: ordering, fields: [id, title, created]}\n"
+        f"    write: {{answer: {answer}}}\n",
+    )
+    api = FakeApi()
+    report = await run_verification(mapping(text), VerifyOptions(), transport=api.transport)
+    result = next(r for r in report.results if r.claim == "entities.cards.write.answer")
+    assert result.outcome == outcome, result.as_dict()
+    if outcome == "failed":
+        failure = result.failure
+        assert isinstance(failure, WriteAnswerMissing) and failure.wrong == "mapping"
+        assert failure.request and failure.request.startswith("POST") and failure.response
+    assert not leftovers(api) and not report.leftovers  # a record made anyway is swept

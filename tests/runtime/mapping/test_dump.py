@@ -152,6 +152,19 @@ VARIANTS: list[tuple[str, Edit]] = [
         ),
     ),
     ("number decimals", _set("entities.cards.fields.cost", {"type": "number", "decimals": 2})),
+    ("write answers", _set("entities.cards.write", {"answer": "card", "findBy": "title"})),
+    ("bare write answers", _set("entities.cards.write", {"answer": ""})),
+    (
+        "client-chosen id",
+        _set("entities.cards.id", {"source": "slug", "type": "string", "client": True}),
+    ),
+    (
+        "read and write names differ",
+        _set(
+            "entities.cards.fields.list",
+            {"type": "ref", "entity": "lists", "source": "list.id", "writeSource": "list_id"},
+        ),
+    ),
     (
         "epoch seconds",
         _set("entities.cards.fields.made", {"type": "datetime", "codec": "epoch-seconds"}),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -870,3 +870,14 @@ def test_compact_json_is_what_javascript_measures() -> None:
     assert compact_json({"a": ["\u00e9", 1.0, 2.5], "b": {"c": None}}) == (
         '{"a":["\u00e9",1,2.5],"b":{"c":null}}'
     )
+
+
+def test_an_entity_whose_ids_the_client_chooses_says_so() -> None:
+    chosen = replace(CARDS, id_client=True)
+    mapping = replace(KANBAN, entities={**KANBAN.entities, "cards": chosen})
+    doc = describe.entity(mapping, chosen, FULL)
+    assert doc["id"] == {"type": "string", "required": True, "chosenBy": "client"}
+    assert list(doc).index("id") < list(doc).index("fields")
+    flat = next(e for e in describe.flat(mapping, FULL)["entities"] if e["name"] == "cards")
+    assert flat["id"] == doc["id"]
+    assert "id" not in describe.entity(KANBAN, CARDS, FULL)  # server-given ids: as before

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from runtime.mapping import load_mapping
@@ -24,3 +25,12 @@ def test_schema_version_moves_with_the_model() -> None:
         text.replace("Mark one card done.", "Finish it."), resolve_env=False
     )
     assert schema_version(reworded) == "sv_2307d8ba"
+
+
+def test_client_chosen_ids_move_the_schema_version() -> None:
+    mapping = load_mapping(ROOT / "mappings" / "conformance-kanban.yaml", resolve_env=False)
+    cards = mapping.entities["cards"]
+    chosen = replace(
+        mapping, entities={**mapping.entities, "cards": replace(cards, id_client=True)}
+    )
+    assert schema_version(chosen) != schema_version(mapping) == "sv_2307d8ba"

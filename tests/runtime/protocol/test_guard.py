@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from runtime.mapping import Field, load_mapping
+from runtime.mapping import Entity, Field, load_mapping
 from runtime.protocol import MAX_REFS, OPAQUE_EXPECTED, Unrepresentable
 from runtime.protocol._guard import (
     NO_WRITABLE_TEXT,
@@ -381,3 +381,36 @@ def test_a_violation_renders_what_json_cannot_carry_as_text() -> None:
     import json
 
     json.dumps(error.body(), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+SLUGGED = Entity(
+    name="projects", module="m", path="/p", detail_path="/p/{id}", id_source=("slug",),
+    id_type="string", fields=fields(f("name", "string", required=True)), label="name",
+    id_client=True,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("body", "codes"),
+    [
+        ({"id": "apollo", "name": "A"}, []),
+        ({"name": "A"}, [("missing_required", "id")]),
+        ({"id": "", "name": "A"}, [("missing_required", "id")]),
+        ({"id": "a/b", "name": "A"}, [("invalid_string", "id")]),
+        ({"id": "..", "name": "A"}, [("invalid_string", "id")]),
+        ({"id": 7, "name": "A"}, [("invalid_string", "id")]),
+    ],
+)
+def test_a_create_carries_the_id_the_client_chooses(
+    body: dict[str, Any], codes: list[tuple[str, str]]
+) -> None:
+    found = check(SLUGGED.create_fields(), body, require=True)
+    assert [(v.code, v.field) for v in found] == codes
+    if codes and codes[0][0] == "invalid_string" and isinstance(body["id"], str):
+        assert found[0].expected == OPAQUE_EXPECTED
+
+
+def test_an_update_never_changes_the_id() -> None:
+    found = check(SLUGGED.fields, {"id": "other"}, require=False)
+    assert [(v.code, v.field) for v in found] == [("unknown_field", "id")]
+    assert "id" not in replace(SLUGGED, id_client=False).create_fields()

@@ -206,3 +206,77 @@ async def test_one_pooled_connection_is_shared() -> None:
     await api.get_record(CARDS, 2)
     assert api._http is http and len(seen.requests) == 2
     await api.aclose()
+
+
+PROJECTS = dataclasses.replace(MAPPING.entities["tags"], id_source=("slug",), id_client=True)
+
+
+@pytest.mark.parametrize(
+    ("status", "stored_at", "outcome"),
+    [
+        (204, {"slug": "apollo", "name": "Apollo"}, "apollo"),  # read back at the chosen id
+        (201, {"slug": "apollo", "name": "Apollo"}, "apollo"),
+        (204, None, "refused"),  # nothing there: never reported as created
+    ],
+)
+async def test_a_bodiless_create_is_read_back_at_the_id_the_client_chose(
+    status: int, stored_at: dict[str, Any] | None, outcome: str
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(status)
+        if stored_at is None:
+            return httpx.Response(404, json={"detail": "Not found."})
+        return httpx.Response(200, json=stored_at)
+
+    api, seen = client(answer)
+    if outcome == "refused":
+        with pytest.raises(ProtocolError):
+            await api.create_record(PROJECTS, {"id": "apollo", "name": "Apollo"})
+    else:
+        record = await api.create_record(PROJECTS, {"id": "apollo", "name": "Apollo"})
+        assert record == {"id": outcome, "name": "Apollo"}
+    assert sent_json(seen.requests[0]) == {"slug": "apollo", "name": "Apollo"}
+    assert seen.urls[-1] == f"{BASE}/api/tags/apollo/"
+
+
+async def test_a_write_answered_under_a_key_is_read_there() -> None:
+    wrapped = dataclasses.replace(CARDS, write=WriteSpec(answer=("card",)))
+    api, _ = client(reply(201, {"card": CARD}))
+    assert (await api.create_record(wrapped, {"title": "Fix"}))["id"] == "7"
+    api, _ = client(reply(200, {"card": CARD}))
+    assert (await api.update_record(wrapped, "7", {"title": "Fix"}) or {})["id"] == "7"
+    bare = dataclasses.replace(NOTES, write=WriteSpec(answer=()))
+    api, _ = client(reply(201, {"data": {"key": "n1"}, "attributes": {"title": "Hi"}}))
+    assert (await api.create_record(bare, {"title": "Hi"}))["id"] == "n1"
+
+
+FOUND = dataclasses.replace(CARDS, write=WriteSpec(find_by="title"))
+
+
+@pytest.mark.parametrize(
+    ("listed", "outcome"),
+    [
+        ([{**CARD, "id": 6, "title": "Other"}, CARD], "7"),
+        ([{**CARD, "id": 6, "title": "Other"}], "none"),
+        ([CARD, {**CARD, "id": 8}], "two"),
+    ],
+)
+async def test_a_create_answered_with_no_id_is_found_by_the_unique_value_it_sent(
+    listed: list[dict[str, Any]], outcome: str
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(204)
+        return httpx.Response(200, json={"count": len(listed), "next": None, "results": listed})
+
+    api, seen = client(answer)
+    body = {"title": CARD["title"], "done": False}
+    if outcome == "7":
+        assert (await api.create_record(FOUND, body))["id"] == "7"
+    else:
+        with pytest.raises(ProtocolError) as info:
+            await api.create_record(FOUND, body)
+        assert info.value.extra.get("outcomeUnknown") is True  # never told it was done
+    assert seen.requests[1].url.params["title"] == CARD["title"]  # the declared filter, pushed
+    assert [r.method for r in seen.requests] == ["POST", "GET"]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
+from runtime.mapping import Field
 from runtime.protocol import ProtocolError
 from runtime.upstream import to_protocol, to_upstream
 
@@ -110,3 +112,26 @@ def test_write_envelope_wraps_when_the_entity_does_not() -> None:
 
 def test_null_is_sent_as_null() -> None:
     assert to_upstream(CARDS, {"due": None, "list": None}) == {"due": None, "list": None}
+
+
+SEVERITY = Field(
+    name="severity", type="ref", entity="lists", source=("severity", "id"),
+    write_source=("severity_id",),
+)  # fmt: skip
+ISSUES = dataclasses.replace(CARDS, fields={"title": CARDS.fields["title"], "severity": SEVERITY})
+
+
+def test_a_nested_ref_is_read_from_its_id_and_written_to_its_column() -> None:
+    raw = {"id": 4, "title": "T", "severity": {"id": 3, "name": "high"}}
+    assert to_protocol(ISSUES, raw) == {"id": "4", "title": "T", "severity": "3"}
+    sent = to_upstream(ISSUES, {"title": "T", "severity": "3"}, id_types={"lists": "integer"})
+    assert sent == {"title": "T", "severity_id": 3}
+    assert to_upstream(ISSUES, {"severity": None}) == {"severity_id": None}
+
+
+def test_a_client_chosen_id_is_sent_at_its_source() -> None:
+    slugged = dataclasses.replace(ISSUES, id_source=("slug",), id_client=True)
+    assert to_upstream(slugged, {"id": "apollo", "title": "T"}) == {"slug": "apollo", "title": "T"}
+    numbered = dataclasses.replace(slugged, id_type="integer")
+    assert to_upstream(numbered, {"id": "7"}) == {"slug": 7}
+    assert to_upstream(ISSUES, {"id": "apollo"}) == {}  # ids the upstream gives out: never sent

@@ -141,3 +141,13 @@ def test_rails_names_the_association_of_a_foreign_key_column() -> None:
     entity = dataclasses.replace(CARDS, fields={"list": column})
     assert protocol_field(entity, ("list",)) == "list"
     assert protocol_field(entity, ("list_id",)) == "list"
+
+
+def test_a_refusal_of_the_write_name_names_the_field() -> None:
+    nested = Field(
+        name="severity", type="ref", entity="lists", source=("severity", "id"),
+        write_source=("severity_id",),
+    )  # fmt: skip
+    entity = dataclasses.replace(CARDS, fields={"severity": nested})
+    assert protocol_field(entity, ("severity_id",)) == "severity"
+    assert protocol_field(entity, ("severity",)) == "severity"  # Rails names the association

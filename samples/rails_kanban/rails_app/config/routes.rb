@@ -5,5 +5,6 @@ Rails.application.routes.draw do
 
   scope "api" do
     resources :boards, :lists, :cards, :tags, except: %i[new edit]
+    resources :severities, :issues, :projects, :labels, except: %i[new edit]
   end
 end

@@ -162,3 +162,27 @@ def test_nullable_false_only_where_the_spec_says_so_and_nothing_contradicts_it(
         FieldInput("n", "n", spec=spec, options=options, sample=sample, sampled=True, present=True)
     )
     assert draft is not None and draft.nullable is nullable, why
+
+
+def test_a_nested_ref_is_read_from_its_id() -> None:
+    ref = RefDecision("ref", "severities", (Ev("name", "n"), Ev("lookup", "l")), "high",
+                      nested="id")  # fmt: skip
+    sample = Claim("sample", type="json", wire="object")
+    draft = merge(FieldInput("severity", "severity", sample=sample, sampled=True, present=True,
+                             ref=ref))  # fmt: skip
+    assert draft is not None
+    assert (draft.type, draft.entity, draft.source) == ("ref", "severities", "severity.id")
+    assert draft.write_source is None  # a write name needs its own evidence
+
+
+def test_a_list_of_nested_objects_keeps_its_source_and_is_marked_nested() -> None:
+    ref = RefDecision("list<ref>", "labels", (Ev("name", "n"), Ev("lookup", "l")), "high",
+                      nested="id")  # fmt: skip
+    sample = Claim("sample", type="json", wire="array:object")
+    draft = merge(FieldInput("labels", "labels", sample=sample, sampled=True, present=True,
+                             ref=ref))  # fmt: skip
+    assert draft is not None
+    assert (draft.type, draft.source, draft.nested) == ("list<ref>", "labels", True)
+    assert draft.nested_base() == "labels" and draft.write_keys("labels") == (
+        "label_ids", "labelIds",
+    )  # fmt: skip

@@ -112,3 +112,48 @@ def test_without_live_samples_a_name_is_only_a_candidate() -> None:
     assert decision is not None and decision.type is None and decision.candidates == ("lists",)
     assert by_name_only("list", "boolean", ENTITIES) is None
     assert by_name_only("colour", "string", ENTITIES) is None
+
+
+NESTED = [{"id": 3, "name": "high"}, {"id": 1, "name": "low"}, None]
+
+
+@pytest.mark.parametrize(
+    ("field", "values", "existing", "type_", "entity", "nested"),
+    [
+        ("severity", NESTED, {"severities": {"1", "3"}}, "ref", "severities", "id"),
+        ("severity", NESTED, {}, None, None, None),  # no lookup answered: not a ref
+        (
+            "owner",
+            [{"id": "board_main", "name": "Main"}],
+            {"boards": {"board_main"}},
+            "ref",
+            "boards",
+            "id",
+        ),
+        ("meta", [{"id": {"x": 1}}], {}, None, None, None),  # an object id is no id
+        ("meta", [{"name": "no id"}], {}, None, None, None),
+        ("tags", [[{"id": 1, "name": "bug"}], []], {"tags": {"1"}}, "list<ref>", "tags", "id"),
+        ("tags", [[{"id": 1}, {"name": "x"}]], {"tags": {"1"}}, None, None, None),
+    ],
+)
+def test_a_ref_rendered_as_a_nested_object_is_decided_on_its_id(
+    field: str,
+    values: list[Any],
+    existing: dict[str, set[str]],
+    type_: str | None,
+    entity: str | None,
+    nested: str | None,
+) -> None:
+    entities = {**ENTITIES, "severities": frozenset({"1", "3"})}
+    lookup = _lookup(existing)
+    decision = decide(field, values, entities, lookup)
+    got = (decision.type, decision.entity, decision.nested) if decision else (None, None, None)
+    assert got == (type_, entity, nested)
+    if type_ is not None:
+        assert decision is not None and decision.confidence in ("high", "medium")
+        assert [e.source for e in decision.evidence][1:] == ["sample", "lookup"]
+        assert (
+            decision.evidence[1].detail
+            == "a nested object; its 'id' is the reference and 'name' its label"
+        )
+        assert len(lookup.asked) == 1 and not isinstance(lookup.asked[0][1], dict)

@@ -239,3 +239,81 @@ def test_a_large_self_referencing_spec_is_read_one_level_deep() -> None:
                                 "components": {"schemas": schemas}})  # fmt: skip
     assert len(colls) == 60 and all(c.fields["next"].type == "json" for c in colls)
     assert len(findings) == 60 and {f.code for f in findings} == {"recursive-schema"}
+
+
+PROJECT = {
+    "type": "object",
+    "properties": {"slug": {"type": "string"}, "name": {"type": "string"}},
+}
+
+
+def _projects(create: dict[str, Any], id_param: str = "slug") -> Any:
+    item = {"$ref": "#/components/schemas/Project"}
+    ok = {"200": {"description": "ok", "content": {"application/json": {"schema": item}}}}
+    listed = {"type": "array", "items": item}
+    return _read({
+        "openapi": "3.0.3",
+        "info": {"title": "Projects", "version": "1"},
+        "paths": {
+            "/projects": {
+                "get": {"responses": {"200": {"description": "ok", "content": {
+                    "application/json": {"schema": listed}}}}},
+                "post": create,
+            },
+            f"/projects/{{{id_param}}}": {
+                "parameters": [{"name": id_param, "in": "path", "required": True,
+                                "schema": {"type": "string"}}],
+                "get": {"responses": ok},
+            },
+        },
+        "components": {"schemas": {"Project": PROJECT}},
+    })  # fmt: skip
+
+
+def _body(*required: str) -> dict[str, Any]:
+    schema = {**PROJECT, "required": list(required)}
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+NO_CONTENT = {"204": {"description": "made"}}
+LOCATED = {"201": {"description": "made", "headers": {"Location": {"schema": {"type": "string"}}}}}
+
+
+@pytest.mark.parametrize(
+    ("create", "methods", "client", "finding"),
+    [
+        ({"requestBody": _body("name"), "responses": NO_CONTENT}, {"GET"}, False, True),
+        ({"requestBody": _body("name"), "responses": LOCATED}, {"GET", "POST"}, False, False),
+        ({"requestBody": _body("slug", "name"), "responses": NO_CONTENT}, {"GET", "POST"}, True,
+         False),
+    ],
+)  # fmt: skip
+def test_a_create_answering_no_record_is_kept_only_when_its_record_can_be_found(
+    create: dict[str, Any], methods: set[str], client: bool, finding: bool
+) -> None:
+    (coll,), rest, findings = _projects(create)
+    assert (set(coll.methods), coll.id_client) == (methods, client)
+    expected = [("/projects", "no-record-answer", "POST")] if finding else []
+    assert [(f.path, f.code, f.method) for f in findings] == expected
+    assert rest == []  # never proposed as an operation either
+
+
+def _answer(schema: Any) -> dict[str, Any]:
+    return {"201": {"description": "made", "content": {"application/json": {"schema": schema}}}}
+
+
+PROJECT_REF = {"$ref": "#/components/schemas/Project"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "key"),
+    [
+        ({"type": "object", "properties": {"project": PROJECT_REF}}, "project"),
+        (PROJECT_REF, None),  # bare, as reads
+        ({"type": "object", "properties": {"project": PROJECT_REF, "meta": {}}}, None),
+        ({"type": "object", "properties": {"other": {"type": "object"}}}, None),
+    ],
+)
+def test_a_create_answering_under_a_key_says_so(answer: Any, key: str | None) -> None:
+    (coll,), _, findings = _projects({"requestBody": _body("name"), "responses": _answer(answer)})
+    assert coll.write_answer == key and "POST" in coll.methods and not findings

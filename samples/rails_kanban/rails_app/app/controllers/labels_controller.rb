@@ -1,0 +1,3 @@
+class LabelsController < ApplicationController
+  crud Label, permit: %i[name], filters: %i[name]
+end

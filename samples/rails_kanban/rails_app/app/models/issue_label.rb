@@ -1,0 +1,4 @@
+class IssueLabel < ApplicationRecord
+  belongs_to :issue
+  belongs_to :label
+end
