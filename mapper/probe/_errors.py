@@ -43,6 +43,7 @@ REASONS: dict[str, str] = {
     "system-collection": "the upstream's own bookkeeping collection (PocketBase's _superusers, …)",
     "auth-collection": "accounts managed through the upstream's own auth routes",
     "hidden-field": "a field the upstream hides from its ordinary API clients",
+    "derived-field": "a field without a column: a list the upstream derives from other records",
 }
 
 

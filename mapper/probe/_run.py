@@ -34,6 +34,8 @@ from .decide import (
     dialects,
     filter_candidates,
     fit_pages,
+    metadata,
+    not_found_status,
     pocketbase,
     probe_sort,
     propose,
@@ -223,10 +225,14 @@ def _probe(
     colls, rest, findings = group(routes) if routes else ([], [], [])
     native = pocketbase(client, first if routes is None else None)  # its collection schema
     colls, findings = [*colls, *native.schema.collections], [*findings, *native.schema.findings]
+    # Without a spec or a collection schema, the API may describe itself (a metadata API).
+    described = metadata(client, routes is None and not native.schema.read)
+    colls, findings = [*colls, *described.found.collections], [*findings, *described.found.findings]
     roots = find_roots(client, first) if client else Roots()
     findings.extend(roots.findings)
     sources = sources_of(colls, roots, routes, _collection_paths(options))
     native.adopt(sources)
+    described.adopt(sources)
     progress(f"collections: {', '.join(sources) or 'none'}")
     live = Live(client, sources, progress) if client else None
     if live is not None:
@@ -237,6 +243,7 @@ def _probe(
         live.details(pagination.get("size"))
     _refs(sources, live)
     native.settle(sources, live)
+    described.settle(sources, live)
     refused, fit_notes = fit_pages(sources, pagination)
     entities, problems = _entities({n: s for n, s in sources.items() if n not in refused})
     findings.extend([*refused.values(), *problems])
@@ -251,6 +258,8 @@ def _probe(
                        pagination.get("size"), notes)  # fmt: skip
     refine(sources, entities, upstream, live.fetch if live else None, notes)
     native.finish(entities, upstream, notes)
+    described.finish(entities, notes)
+    not_found_status(live, sources, entities, upstream, notes)
     ops: list[OperationDraft] = []
     if routes is not None:
         colls_mapped = [s.spec for s in sources.values() if s.spec and s.name in entities]
@@ -271,7 +280,7 @@ def _probe(
         app_id=ident, upstream=upstream, app_name=routes.title if routes else None,
         app_version=routes.version if routes else None, modules=modules, entities=entities,
         operations=ops, unmapped=unmapped, notes=notes,
-        sources=[*_sources_used(spec, roots, live), *native.used()],
+        sources=[*_sources_used(spec, roots, live), *native.used(), *described.used()],
     )  # fmt: skip
 
 

@@ -236,6 +236,7 @@ def _upstream(spec: dict[str, Any], res: Resolver) -> Upstream:
         timeout_seconds=float(spec.get("timeoutSeconds", 10.0)),
         item_envelope=dotted(envelope.get("item")),
         write_envelope=envelope.get("write"),
+        not_found_status=int(spec.get("notFoundStatus", 404)),
     )
 
 

@@ -258,6 +258,8 @@ def _upstream(u: Upstream) -> Doc:
         envelope["write"] = u.write_envelope
     if envelope:
         doc["envelope"] = envelope
+    if u.not_found_status != 404:
+        doc["notFoundStatus"] = u.not_found_status
     return doc
 
 

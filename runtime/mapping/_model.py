@@ -304,6 +304,9 @@ class Upstream:
     timeout_seconds: float = 10.0
     item_envelope: tuple[str, ...] = ()
     write_envelope: str | None = None
+    # The status of a read, update or delete of a record that does not exist: 404,
+    # or 403 for upstreams that do not tell a missing record from a forbidden one.
+    not_found_status: int = 404
 
     def __post_init__(self) -> None:
         if not isinstance(self.errors, ErrorStyle):

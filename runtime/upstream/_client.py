@@ -103,9 +103,16 @@ class UpstreamClient:
         return response
 
     def _interpret(
-        self, response: httpx.Response, entity: Entity | None, *, not_found_is_none: bool = False
+        self,
+        response: httpx.Response,
+        entity: Entity | None,
+        *,
+        not_found_is_none: bool = False,
+        listing: bool = False,
     ) -> Any:
         request = response.request
+        # A listing's 403 is the credentials' fault even where one record's is not.
+        missing = 404 if listing else self.upstream.not_found_status
         return interpret(
             response,
             what=f"{request.method} {request.url.path}",
@@ -114,6 +121,7 @@ class UpstreamClient:
             entity=entity,
             wrap=write_wrap(entity, self.upstream.write_envelope) if entity else (),
             not_found_is_none=not_found_is_none,
+            not_found_status=missing,
         )
 
     async def _exchange(
@@ -130,7 +138,8 @@ class UpstreamClient:
 
     async def _list(self, url: httpx.URL, entity: Entity) -> Answer:
         response = await self._send("GET", url)
-        return Answer(self._interpret(response, entity, not_found_is_none=True), response)
+        answer = self._interpret(response, entity, not_found_is_none=True, listing=True)
+        return Answer(answer, response)
 
     # ------------------------------------------------------------------ reads
 

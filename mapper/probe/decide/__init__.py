@@ -11,6 +11,8 @@ from ._filters import filter_candidates as filter_candidates
 from ._filters import probe_sort as probe_sort
 from ._filters import sort_param as sort_param
 from ._leftovers import unclaimed as unclaimed
+from ._metadata_draft import metadata as metadata
+from ._missing import not_found_status as not_found_status
 from ._nospec import refine as refine
 from ._operations import propose as propose
 from ._pagefit import fit_pages as fit_pages
@@ -28,7 +30,7 @@ from ._upstream import dialects as dialects
 
 __all__ = [
     "Live", "Paging", "Source", "build", "by_name_only", "credentials", "decide",
-    "dialects", "filter_candidates", "fit_pages", "pocketbase", "probe_sort", "propose",
-    "ref_inputs", "refine", "settle", "sort_param", "sources_of", "spec_paging", "template",
-    "unclaimed", "with_size_cap",
+    "dialects", "filter_candidates", "fit_pages", "metadata", "not_found_status", "pocketbase",
+    "probe_sort", "propose", "ref_inputs", "refine", "settle", "sort_param", "sources_of",
+    "spec_paging", "template", "unclaimed", "with_size_cap",
 ]  # fmt: skip

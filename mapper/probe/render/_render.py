@@ -181,6 +181,7 @@ def build_mapping(draft: Draft) -> Mapping:
         dialect=Dialect(up.dialect),
         item_envelope=_dotted(up.envelope.get("item")),
         write_envelope=up.envelope.get("write"),
+        not_found_status=up.not_found_status,
     )
     mapping = Mapping(
         format=1,

@@ -1,6 +1,6 @@
 """One module per source a probe reads: OpenAPI 3 and Swagger 2 specs (found, loaded,
-resolved), DRF `OPTIONS`, PocketBase's collection schema, Rails and json-server
-conventions, API roots and their links.
+resolved), DRF `OPTIONS`, PocketBase's collection schema, metadata APIs listing
+collections and fields, Rails and json-server conventions, API roots and their links.
 """
 
 from ._bodies import FORM_BODY as FORM_BODY
@@ -10,6 +10,11 @@ from ._jsonserver import is_json_server as is_json_server
 from ._jsonserver import jsonserver_conventions as jsonserver_conventions
 from ._links import Roots as Roots
 from ._links import find_roots as find_roots
+from ._metadata import SOURCE as METADATA
+from ._metadata import Convention as Convention
+from ._metadata import Metadata as Metadata
+from ._metadata import describe as describe_field
+from ._metadata import read_metadata as read_metadata
 from ._openapi import SpecRoute as SpecRoute
 from ._openapi import SpecRoutes as SpecRoutes
 from ._openapi import body_fields as body_fields
@@ -29,9 +34,9 @@ from ._specload import discover as discover
 from ._specload import load_given as load_given
 
 __all__ = [
-    "FORM_BODY", "SOURCE", "OptionsView", "Resolver", "Roots", "Schema", "SchemaProblem",
-    "SpecCollection", "SpecDoc", "SpecRoute", "SpecRoutes", "body_fields", "discover",
-    "find_roots", "group", "is_json_server", "is_rails", "jsonserver_conventions",
-    "load_given", "looks_like_pocketbase", "rails_conventions", "read_options",
-    "read_routes", "read_schema",
+    "FORM_BODY", "METADATA", "SOURCE", "Convention", "Metadata", "OptionsView", "Resolver",
+    "Roots", "Schema", "SchemaProblem", "SpecCollection", "SpecDoc", "SpecRoute", "SpecRoutes",
+    "body_fields", "describe_field", "discover", "find_roots", "group", "is_json_server",
+    "is_rails", "jsonserver_conventions", "load_given", "looks_like_pocketbase",
+    "rails_conventions", "read_metadata", "read_options", "read_routes", "read_schema",
 ]  # fmt: skip

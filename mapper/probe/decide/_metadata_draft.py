@@ -1,0 +1,102 @@
+"""The steps of a probe around an upstream's metadata API (see `sources._metadata`).
+
+``settle`` runs once the samples are in: fields the metadata does not map leave the
+samples too, sampled ids of a declared relation say "a relation" rather than
+"a number", and each relation is confirmed by one lookup of a sampled id at its
+target's detail route. ``finish`` runs once the entities are drafted: each
+entity and field says which metadata answer declared it, and what it said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .._draft import Claim, EntityDraft, Ev
+from ..live import ProbeClient, sample_claims
+from ..sources import METADATA, Metadata, describe_field, read_metadata
+from ._entities import Source
+from ._refs import RefDecision
+from ._steps import Live, template
+
+
+def metadata(client: ProbeClient | None, wanted: bool) -> Described:
+    """The upstream's own description of its collections, when it has a metadata API."""
+    if client is None or not wanted:
+        return Described(Metadata())
+    return Described(read_metadata(client))
+
+
+class Described:
+    """One probe's metadata and the steps that use it."""
+
+    def __init__(self, found: Metadata) -> None:
+        self.found = found
+
+    def adopt(self, sources: Mapping[str, Source]) -> None:
+        for name in self.found.definitions:
+            if name in sources:
+                sources[name].spec_source = METADATA
+
+    def settle(self, sources: Mapping[str, Source], live: Live | None) -> None:
+        for name in self.found.definitions:
+            src = sources.get(name)
+            if src is None or src.spec is None:
+                continue
+            declared = src.spec.fields
+            dropped = self.found.skipped.get(name, set())
+            if src.obs is not None and src.obs.finding is None:
+                src.obs.records = [
+                    {k: v for k, v in r.items() if k not in dropped} for r in src.obs.records
+                ]
+                src.obs.seen = src.obs.seen - dropped
+                claims = sample_claims(src.obs.records, False)
+                src.obs.claims = {w: _as_relation(declared.get(w), c) for w, c in claims.items()}
+            for wire, claim in declared.items():
+                if claim.type in ("ref", "list<ref>") and claim.entity in sources:
+                    src.refs[wire] = _ref(src, wire, claim, sources, live)
+
+    def finish(self, entities: Mapping[str, EntityDraft], notes: list[str]) -> None:
+        if not self.found.read or self.found.convention is None:
+            return
+        convention = self.found.convention
+        for name, entity in entities.items():
+            raw = self.found.definitions.get(name)
+            if raw is None:
+                continue
+            fields = convention.fields.format(collection=name)
+            said = Ev(METADATA, f"GET {self.found.listing} and {fields}: collection {name}")
+            entity.evidence = [said, *(e for e in entity.evidence if e.source != METADATA)]
+            for f in entity.fields.values():
+                item = raw.get(f.source)
+                if item is None:
+                    continue
+                detail = Ev(METADATA, describe_field(item, convention.type_key))
+                f.evidence = [detail if e == Ev(METADATA) else e for e in f.evidence]
+        notes.extend(self.found.notes)
+
+    def used(self) -> list[str]:
+        if not self.found.read or self.found.convention is None:
+            return []
+        return [f"{METADATA}: GET {self.found.listing} ({self.found.convention.name})"]
+
+
+def _as_relation(declared: Claim | None, sample: Claim) -> Claim:
+    """Sampled ids agree with a declared relation: say so in its type, not as a number."""
+    if declared is None or declared.type != "ref" or sample.wire not in ("integer", "string"):
+        return sample
+    return Claim("sample", type="ref", wire=sample.wire, nullable=sample.nullable)
+
+
+def _ref(
+    src: Source, wire: str, claim: Claim, sources: Mapping[str, Source], live: Live | None
+) -> RefDecision:
+    target = str(claim.entity)
+    ids = sorted({str(v) for v in src.values(wire) if v not in (None, "")},
+                 key=lambda s: (len(s), s))  # fmt: skip
+    if live is None or not ids:
+        return RefDecision(claim.type, target, (), "medium")
+    route = template(sources[target])
+    if live.lookup(target, ids[0]):
+        found = Ev("lookup", f"a sampled value resolves at GET {route}")
+        return RefDecision(claim.type, target, (found,), "high")
+    return RefDecision(claim.type, target, (Ev("lookup", f"a sampled value is not at {route}"),))
