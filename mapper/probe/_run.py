@@ -258,7 +258,7 @@ def _probe(
                        pagination.get("size"), notes)  # fmt: skip
     refine(sources, entities, upstream, live.fetch if live else None, notes)
     native.finish(entities, upstream, notes)
-    described.finish(entities, notes)
+    described.finish(entities, upstream, live.fetch if live else None, notes)
     not_found_status(live, sources, entities, upstream, notes)
     ops: list[OperationDraft] = []
     if routes is not None:

@@ -64,6 +64,7 @@ class Dialect(StrEnum):
     POCKETBASE = "pocketbase"
     JSON_SERVER = "json-server"
     NONE = "none"
+    DIRECTUS = "directus"
 
 
 FIELD_TYPES: tuple[str, ...] = tuple(t.value for t in FieldType)

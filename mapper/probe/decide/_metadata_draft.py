@@ -11,10 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._draft import Claim, EntityDraft, Ev
+from runtime.upstream import dialect_for
+
+from .._draft import Claim, EntityDraft, Ev, UpstreamDraft
 from ..live import ProbeClient, sample_claims
 from ..sources import METADATA, Metadata, describe_field, read_metadata
 from ._entities import Source
+from ._judge import Walker, runtime_entities
+from ._narrowing import probe_filters
+from ._nospec import Fetcher
+from ._ordering import probe_sorting
 from ._refs import RefDecision
 from ._steps import Live, template
 
@@ -55,10 +61,15 @@ class Described:
                 if claim.type in ("ref", "list<ref>") and claim.entity in sources:
                     src.refs[wire] = _ref(src, wire, claim, sources, live)
 
-    def finish(self, entities: Mapping[str, EntityDraft], notes: list[str]) -> None:
+    def finish(
+        self, entities: Mapping[str, EntityDraft], upstream: UpstreamDraft,
+        fetcher: Fetcher | None, notes: list[str],
+    ) -> None:  # fmt: skip
         if not self.found.read or self.found.convention is None:
             return
         convention = self.found.convention
+        if fetcher is not None and convention.dialect and upstream.dialect == "none":
+            self._queries(entities, upstream, fetcher, convention.dialect, notes)
         for name, entity in entities.items():
             raw = self.found.definitions.get(name)
             if raw is None:
@@ -73,6 +84,35 @@ class Described:
                 detail = Ev(METADATA, describe_field(item, convention.type_key))
                 f.evidence = [detail if e == Ev(METADATA) else e for e in f.evidence]
         notes.extend(self.found.notes)
+
+    def _queries(
+        self, entities: Mapping[str, EntityDraft], upstream: UpstreamDraft, fetcher: Fetcher,
+        name: str, notes: list[str],
+    ) -> None:  # fmt: skip
+        """Filters and sorts in the convention's dialect, each proved by the answers."""
+        compiled = runtime_entities(entities)
+        if compiled is None:
+            return
+        dialect = dialect_for(name)
+        found: list[str] = []
+        for entity_name in self.found.definitions:
+            entity = entities.get(entity_name)
+            if entity is None:
+                continue
+            walker = Walker(fetcher(entity.path), upstream.pagination)
+            everyone = walker.walk(compiled[entity_name], {})
+            if not walker.walkable or everyone.status is not None or not everyone.complete:
+                found.append(f"entities.{entity_name}.filter: not probed (not read whole)")
+                continue
+            filters, said = probe_filters(entity, compiled, everyone, walker, dialect)
+            sort, ordered = probe_sorting(entity, compiled, everyone, walker, dialect)
+            entity.filters, entity.sort = filters or entity.filters, sort or entity.sort
+            found.extend(f"entities.{entity_name}.{n}" for n in [*said, *ordered])
+        if any(e.filters or e.sort for n, e in entities.items() if n in self.found.definitions):
+            upstream.dialect = name
+            why = "each filter and sort below answered exactly as the protocol's"
+            notes.append(f"upstream.dialect: {name} ({METADATA}: the convention's dialect; {why})")
+        notes.extend(found)
 
     def used(self) -> list[str]:
         if not self.found.read or self.found.convention is None:

@@ -54,6 +54,9 @@ class Convention:
     records: tuple[str, ...]
     # Paging parameters the record routes take, confirmed by the live size probe.
     query: tuple[str, ...] = ()
+    # The filter dialect the record routes are tried in; declared only where the
+    # answers select exactly what the protocol's filter selects.
+    dialect: str | None = None
 
 
 # A list under `data` of {collection, meta, schema}; fields under `data` of
@@ -70,6 +73,7 @@ COLLECTIONS_AND_FIELDS = Convention(
     type_key="type",
     records=("/items/{collection}",),
     query=("limit", "offset"),
+    dialect="directus",
 )
 CONVENTIONS = (COLLECTIONS_AND_FIELDS,)
 
