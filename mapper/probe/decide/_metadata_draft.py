@@ -9,7 +9,8 @@ entity and field says which metadata answer declared it, and what it said.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from runtime.upstream import dialect_for
 
@@ -60,6 +61,7 @@ class Described:
             for wire, claim in declared.items():
                 if claim.type in ("ref", "list<ref>") and claim.entity in sources:
                     src.refs[wire] = _ref(src, wire, claim, sources, live)
+            self.found.notes.extend(codec_notes(name, declared, src.records))
 
     def finish(
         self, entities: Mapping[str, EntityDraft], upstream: UpstreamDraft,
@@ -118,6 +120,26 @@ class Described:
         if not self.found.read or self.found.convention is None:
             return []
         return [f"{METADATA}: GET {self.found.listing} ({self.found.convention.name})"]
+
+
+def codec_notes(
+    name: str, declared: Mapping[str, Claim], records: Sequence[Mapping[str, Any]]
+) -> list[str]:
+    """Where the wire contradicts the metadata in a way only a value codec resolves.
+
+    A boolean column the database keeps as an integer (SQLite) is answered 0/1 unless
+    the field casts it: the metadata still says boolean, so the field keeps that type,
+    its disagreement noted, for the verifier to refuse until a codec maps it."""
+    notes = []
+    for wire, claim in declared.items():
+        values = [r.get(wire) for r in records if r.get(wire) is not None]
+        numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        if claim.type == "boolean" and values and numbers and set(values) <= {0, 1}:
+            notes.append(
+                f"entities.{name}.fields.{wire}: the metadata says boolean, the wire says 0/1 "
+                "(a 0/1 <-> boolean value codec is needed to map it as a boolean)"
+            )
+    return notes
 
 
 def _as_relation(declared: Claim | None, sample: Claim) -> Claim:
