@@ -15,8 +15,8 @@ from typing import Any
 
 from samples.stacks_common.dataset import PRIORITIES, SEED_TIME, Record, dataset
 
-__all__ = ["ORDER", "PRIORITIES", "RELATIONS", "collection", "directus_ids", "directus_time",
-           "estimate", "records", "relation"]  # fmt: skip
+__all__ = ["ONE_FIELDS", "ORDER", "PRIORITIES", "RELATIONS", "collection", "directus_ids",
+           "directus_time", "estimate", "records", "relation"]  # fmt: skip
 ORDER = ("boards", "lists", "cards")
 PRIMARY_KEY = {
     "field": "id",
@@ -69,6 +69,10 @@ def _flag(name: str) -> dict[str, Any]:
     }
 
 
+# The lists of a board, as Directus shows a one-to-many: an alias field without a column,
+# answered as the ids of the lists whose `board` names the board.
+CHILDREN = {"field": "lists", "type": "alias",
+            "meta": {"interface": "list-o2m", "special": ["o2m"]}}  # fmt: skip
 PRIORITY = {
     "field": "priority",
     "type": "string",
@@ -79,7 +83,7 @@ PRIORITY = {
     },
 }
 FIELDS: dict[str, list[dict[str, Any]]] = {
-    "boards": [_text("name", 200), _flag("archived")],
+    "boards": [_text("name", 200), _flag("archived"), CHILDREN],
     "lists": [_text("title", 120), {"field": "position", "type": "float", "schema": {}},
               _parent("board")],
     "cards": [
@@ -94,6 +98,8 @@ FIELDS: dict[str, list[dict[str, Any]]] = {
 # (collection, field, related collection): what a delete of the parent does is Directus's
 # default for a nullable foreign key, SET NULL.
 RELATIONS = (("lists", "board", "boards"), ("cards", "list", "lists"))
+# The alias field on the "one" side that lists the "many" side.
+ONE_FIELDS = {("lists", "board"): "lists"}
 
 
 def collection(name: str) -> dict[str, Any]:
@@ -112,6 +118,7 @@ def relation(many: str, field: str, one: str) -> dict[str, Any]:
         "field": field,
         "related_collection": one,
         "schema": {"on_delete": "SET NULL"},
+        "meta": {"one_field": ONE_FIELDS.get((many, field))},
     }
 
 

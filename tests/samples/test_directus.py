@@ -41,7 +41,7 @@ def everything(server: StackServer, name: str, **params: Any) -> list[dict[str, 
 def test_the_seed_is_the_dataset(server: StackServer) -> None:
     data = dataset("rich")
     boards = everything(server, "boards")
-    assert boards[0] == {"id": 1, "name": "Main board", "archived": False,
+    assert boards[0] == {"id": 1, "name": "Main board", "archived": False, "lists": [1, 2],
                          "date_created": T0, "date_updated": None}  # fmt: skip
     assert [b["name"] for b in boards] == [b["name"] for b in data["boards"]]
     lists = everything(server, "lists")
@@ -91,6 +91,9 @@ def test_metadata_lists_collections_and_fields(server: StackServer) -> None:
     assert by_name["list"]["schema"]["foreign_key_table"] == "lists"
     assert by_name["title"]["schema"]["max_length"] == 200
     assert by_name["date_created"]["meta"]["special"] == ["date-created", "cast-timestamp"]
+    boards = httpx.get(f"{server.url}/fields/boards", headers=server.headers).json()["data"]
+    lists = next(f for f in boards if f["field"] == "lists")
+    assert (lists["type"], lists["schema"], lists["meta"]["special"]) == ("alias", None, ["o2m"])
     choices = by_name["priority"]["meta"]["options"]["choices"]
     assert [c["value"] for c in choices] == list(schema.PRIORITIES)
 

@@ -140,11 +140,16 @@ def test_what_the_probe_infers(probed: list[Path], where: str, expected: Any) ->
         assert dig(doc, where) == expected
 
 
-def test_the_system_collections_are_listed_as_unmapped(probed: list[Path]) -> None:
+def test_system_collections_and_derived_fields_are_listed_as_unmapped(probed: list[Path]) -> None:
     doc = yaml.safe_load(probed[0].read_text())
     assert sorted(doc["entities"]) == ["boards", "cards", "lists"]
     reasons = {u["path"]: u["reason"].split(":")[0] for u in doc["unmapped"]}
     assert reasons.pop("/collections") == "spec-document"
+    derived = next(u for u in doc["unmapped"] if u["path"] == "/items/boards")
+    assert derived == {"path": "/items/boards", "reason": "derived-field: field lists: no column "
+                       "(o2m): the upstream derives it, nothing is stored"}  # fmt: skip
+    assert "lists" not in doc["entities"]["boards"]["fields"]
+    del reasons["/items/boards"]
     assert reasons and all(p.startswith("/items/directus_") for p in reasons)
     assert set(reasons.values()) == {"system-collection"}
 
