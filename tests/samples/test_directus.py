@@ -160,3 +160,14 @@ def test_a_missing_install_fails_with_the_setup_hint(
     monkeypatch.setenv("A2APP_SAMPLES_CACHE", str(tmp_path))
     with pytest.raises(StackStartError, match=r"Directus is not installed in .*samples/setup.sh"):
         start_stack("directus").__enter__()
+
+
+def test_a_data_dir_is_reused_with_a_new_token(tmp_path: Any) -> None:
+    with start_directus(data_dir=tmp_path) as first:
+        made = httpx.post(first.collection("boards"), json={"name": "kept"}, headers=first.headers)
+        assert made.status_code == 200, made.text
+    with start_directus(data_dir=tmp_path) as second:
+        assert second.token != first.token
+        assert httpx.get(second.collection("boards"), headers=first.headers).status_code == 401
+        names = [b["name"] for b in everything(second, "boards")]
+        assert names == ["Main board", "kept"]
