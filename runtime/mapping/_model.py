@@ -54,6 +54,8 @@ class ErrorStyle(StrEnum):
     POCKETBASE = "pocketbase"
     JSONAPI = "jsonapi"
     PLAIN = "plain"
+    # `{errors: [{message, extensions: {field, code}}]}`, as GraphQL spells errors.
+    GRAPHQL = "graphql"
 
 
 class Dialect(StrEnum):

@@ -101,7 +101,7 @@ INFERRED: list[tuple[str, Any]] = [
     ("upstream.pagination", {"style": "offset", "size": "limit", "offset": "offset",
                              "items": "data"}),
     ("upstream.envelope", {"item": "data"}), ("upstream.notFoundStatus", 403),
-    ("upstream.dialect", "directus"),
+    ("upstream.dialect", "directus"), ("upstream.errors", "graphql"),
     ("entities.cards.filter.due.<.param", "filter[due][_lt]"),
     ("entities.cards.filter.id.!=.param", "filter[id][_neq]"),
     ("entities.cards.filter.title.!=", MISSING),  # SQL's != skips nulls: id only
