@@ -3,8 +3,11 @@
 ``settle`` runs once the samples are in: fields the metadata does not map leave the
 samples too, sampled ids of a declared relation say "a relation" rather than
 "a number", and each relation is confirmed by one lookup of a sampled id at its
-target's detail route. ``finish`` runs once the entities are drafted: each
-entity and field says which metadata answer declared it, and what it said.
+target's detail route; a boolean answered 0/1 is noted as needing a value codec.
+``finish`` runs once the entities are drafted: filters and sorts are probed
+read-only in the dialect the convention names (declared only where the answers
+hold exactly what the protocol selects), and each entity and field says which
+metadata answer declared it, and what it said.
 """
 
 from __future__ import annotations
