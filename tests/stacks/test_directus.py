@@ -117,6 +117,7 @@ INFERRED: list[tuple[str, Any]] = [
                                     "detail": "string; max length 200; required"}, "sample"],
                       "confidence": "high"}),
     (CARD + "list.type", "ref"), (CARD + "list.entity", "lists"),
+    (CARD + "list.upstreamOnDelete", "set-null"), (LIST + "board.upstreamOnDelete", "set-null"),
     (CARD + "list.evidence.0", {"source": "metadata",
                                 "detail": "integer; special m2o; references lists"}),
     (CARD + "priority.type", "enum"), (CARD + "priority.values",
@@ -172,6 +173,9 @@ def test_the_verifier_refuses_only_what_directus_really_does(verified: Any) -> N
                   "entities.cards.fields.list.type", "entities.cards.write.create"):  # fmt: skip
         assert claim in passed, sorted(passed)
     assert report["summary"]["passed"] >= 80
+    notes = {c["claim"]: c["note"] for c in report["checks"] if c["outcome"] == "passed"}
+    for ref in ("cards.fields.list", "lists.fields.board"):
+        assert notes[f"entities.{ref}.upstreamOnDelete"] == "set-null, as declared"
     proven = report["proven"]["filters"]["cards"]
     assert proven["due"] == ["=", ">", ">=", "<", "<="] and proven["id"] == ["=", "!="]
 

@@ -82,10 +82,17 @@ class Described:
             fields = convention.fields.format(collection=name)
             said = Ev(METADATA, f"GET {self.found.listing} and {fields}: collection {name}")
             entity.evidence = [said, *(e for e in entity.evidence if e.source != METADATA)]
+            effects = self.found.on_delete.get(name, {})
             for f in entity.fields.values():
                 item = raw.get(f.source)
                 if item is None:
                     continue
+                effect = effects.get(f.source)
+                if effect is not None and f.type in ("ref", "list<ref>"):
+                    f.upstream_on_delete = effect
+                    notes.append(f"entities.{name}.fields.{f.name}.upstreamOnDelete: {effect} "
+                                 f"({METADATA}: the relation's on_delete; a candidate for the "
+                                 "verifier)")  # fmt: skip
                 detail = Ev(METADATA, describe_field(item, convention.type_key))
                 f.evidence = [detail if e == Ev(METADATA) else e for e in f.evidence]
         notes.extend(self.found.notes)

@@ -57,6 +57,10 @@ class Convention:
     # The filter dialect the record routes are tried in; declared only where the
     # answers select exactly what the protocol's filter selects.
     dialect: str | None = None
+    # The relation listing of one collection: each item names its `field` and, at
+    # `on_delete`, what the database does to it when the related record goes.
+    relations: str | None = None
+    on_delete: str = "schema.on_delete"
 
 
 # A list under `data` of {collection, meta, schema}; fields under `data` of
@@ -74,7 +78,11 @@ COLLECTIONS_AND_FIELDS = Convention(
     records=("/items/{collection}",),
     query=("limit", "offset"),
     dialect="directus",
+    relations="/relations/{collection}",
 )
+# A foreign key's ON DELETE -> the format's upstreamOnDelete (candidates to prove).
+ON_DELETE = {"SET NULL": "set-null", "CASCADE": "cascade", "RESTRICT": "restrict",
+             "NO ACTION": "restrict"}  # fmt: skip
 CONVENTIONS = (COLLECTIONS_AND_FIELDS,)
 
 # Column types -> (protocol type, wire kind).
@@ -105,6 +113,8 @@ class Metadata:
     skipped: dict[str, set[str]] = field(default_factory=dict)
     # collection -> field -> the raw field item, for the later steps
     definitions: dict[str, dict[str, Mapping[str, Any]]] = field(default_factory=dict)
+    # collection -> field -> what the upstream does to it when its target is deleted
+    on_delete: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def read(self) -> bool:
@@ -185,6 +195,7 @@ def _collection(
         return
     raw = {str(f[convention.field_key]): f for f in fields}
     found.definitions[name] = raw
+    found.on_delete[name] = _on_delete(client, convention, name)
     claims: dict[str, Claim] = {}
     ident = "id"
     for wire, spec in raw.items():
@@ -211,6 +222,16 @@ def _collection(
             detail_methods=frozenset({"GET", "PATCH", "DELETE"}), security=None,
         )
     )  # fmt: skip
+
+
+def _on_delete(client: ProbeClient, convention: Convention, name: str) -> dict[str, str]:
+    if convention.relations is None:
+        return {}
+    answer = client.get(convention.relations.format(collection=name))
+    items = _items(answer, convention, convention.field_key) or []
+    effects = {str(i[convention.field_key]): ON_DELETE.get(str(at(i, convention.on_delete)))
+               for i in items if at(i, "collection") in (None, name)}  # fmt: skip
+    return {f: effect for f, effect in effects.items() if effect is not None}
 
 
 def _records_route(client: ProbeClient, convention: Convention, name: str) -> str | None:

@@ -98,6 +98,9 @@ def _upstream(request: httpx.Request) -> httpx.Response:
         return json_response({"data": COLLECTIONS})
     if path.startswith("/fields/"):
         return json_response({"data": FIELDS[path.rsplit("/", 1)[1]]})
+    if path == "/relations/cards":
+        relation = {"collection": "cards", "field": "list", "schema": {"on_delete": "CASCADE"}}
+        return json_response({"data": [relation]})
     if path.startswith("/items/"):
         return json_response({"data": [{"id": 1}]})
     return json_response({"errors": [{"message": "Route doesn't exist."}]}, 404)
@@ -113,6 +116,7 @@ def test_a_listing_of_that_shape_is_read_whole() -> None:
     assert (cards.path, cards.detail_path, cards.items_key) == ("/items/cards", "/items/cards/{id}",
                                                                 "data")  # fmt: skip
     assert cards.required == frozenset({"title"})
+    assert found.on_delete == {"cards": {"list": "cascade"}, "lists": {}}
     assert cards.fields["list"].type == "ref" and cards.fields["list"].entity == "lists"
     reasons = {(f.path, f.code) for f in found.findings}
     assert reasons == {
