@@ -15,9 +15,12 @@ from typing import Any
 
 from samples.stacks_common.dataset import PRIORITIES, SEED_TIME, Record, dataset
 
-__all__ = ["ONE_FIELDS", "ORDER", "PRIORITIES", "RELATIONS", "collection", "directus_ids",
-           "directus_time", "estimate", "records", "relation"]  # fmt: skip
-ORDER = ("boards", "lists", "cards")
+__all__ = ["JUNCTION", "ONE_FIELDS", "ORDER", "PRIORITIES", "RELATIONS", "collection",
+           "directus_ids", "directus_time", "estimate", "junction", "records",
+           "relation"]  # fmt: skip
+ORDER = ("boards", "lists", "tags", "cards")
+# The junction of the cards' many-to-many tags, made after both sides, records last.
+JUNCTION = "cards_tags"
 PRIMARY_KEY = {
     "field": "id",
     "type": "integer",
@@ -93,17 +96,30 @@ FIELDS: dict[str, list[dict[str, Any]]] = {
         {"field": "due", "type": "date", "schema": {}, "meta": {"interface": "datetime"}},
         _flag("done"),
         {"field": "estimate", "type": "integer", "schema": {}, "meta": {"interface": "input"}},
+        # Many-to-many through the junction: an alias field answered as junction row ids.
+        {"field": "tags", "type": "alias", "meta": {"interface": "list-m2m", "special": ["m2m"]}},
     ],
+    "tags": [{**_text("name", 50), "schema": {"max_length": 50, "is_nullable": False,
+                                               "is_unique": True}}],
+    JUNCTION: [_parent("cards_id"), _parent("tags_id")],
 }  # fmt: skip
 # (collection, field, related collection): what a delete of the parent does is Directus's
 # default for a nullable foreign key, SET NULL.
-RELATIONS = (("lists", "board", "boards"), ("cards", "list", "lists"))
+RELATIONS = (
+    ("lists", "board", "boards"), ("cards", "list", "lists"),
+    (JUNCTION, "cards_id", "cards"), (JUNCTION, "tags_id", "tags"),
+)  # fmt: skip
 # The alias field on the "one" side that lists the "many" side.
-ONE_FIELDS = {("lists", "board"): "lists"}
+ONE_FIELDS = {("lists", "board"): "lists", (JUNCTION, "cards_id"): "tags"}
+# A junction's relations name the other side of the many-to-many.
+JUNCTION_FIELDS = {(JUNCTION, "cards_id"): "tags_id", (JUNCTION, "tags_id"): "cards_id"}
 
 
 def collection(name: str) -> dict[str, Any]:
     """The body of ``POST /collections`` that makes collection ``name``."""
+    if name == JUNCTION:  # as the admin app makes one: hidden, no timestamps
+        return {"collection": name, "schema": {}, "meta": {"hidden": True, "icon": "import_export"},
+                "fields": [PRIMARY_KEY, *FIELDS[name]]}  # fmt: skip
     return {
         "collection": name,
         "schema": {},
@@ -118,8 +134,9 @@ def relation(many: str, field: str, one: str) -> dict[str, Any]:
         "field": field,
         "related_collection": one,
         "schema": {"on_delete": "SET NULL"},
-        "meta": {"one_field": ONE_FIELDS.get((many, field))},
-    }
+        "meta": {"one_field": ONE_FIELDS.get((many, field)),
+                 "junction_field": JUNCTION_FIELDS.get((many, field))},
+    }  # fmt: skip
 
 
 def directus_ids(seed: str) -> dict[str, dict[str, int]]:
@@ -129,6 +146,16 @@ def directus_ids(seed: str) -> dict[str, dict[str, int]]:
         for name, rows in dataset(seed).items()
         if name in ORDER
     }
+
+
+def junction(seed: str) -> list[Record]:
+    """The junction rows of the seed's card tags, in card order then tag order."""
+    ids = directus_ids(seed)
+    return [
+        {"cards_id": ids["cards"][card["id"]], "tags_id": ids["tags"][tag]}
+        for card in dataset(seed)["cards"]
+        for tag in card["tags"]
+    ]
 
 
 def records(seed: str) -> dict[str, list[Record]]:

@@ -172,6 +172,7 @@ def template(cli: Path, seed: str) -> Path:
     digest = hashlib.sha256(f"{VERSION}\n{seed}\n".encode())
     digest.update(Path(schema.__file__).read_bytes())
     digest.update(json.dumps(schema.records(seed), sort_keys=True).encode())
+    digest.update(json.dumps(schema.junction(seed)).encode())
     final = cache_root() / "directus" / f"{seed}-{digest.hexdigest()[:16]}"
     if (final / DB_NAME).exists():
         return final
@@ -200,14 +201,18 @@ def _build(cli: Path, seed: str, root: Path) -> None:
     try:
         if not wait_ready(child, port, HEALTH, time.monotonic() + 60):
             raise StackError(f"directus did not start for the template build in {root}")
-        for name in schema.ORDER:
+        for name in (*schema.ORDER, schema.JUNCTION):
             call(url, "POST", "/collections", token, schema.collection(name))
         for many, field, one in schema.RELATIONS:
             call(url, "POST", "/relations", token, schema.relation(many, field, one))
         data = schema.records(seed)
         for name in schema.ORDER:
             rows = [{k: v for k, v in r.items() if k != "date_created"} for r in data[name]]
-            call(url, "POST", f"/items/{name}", token, rows)
+            if rows:
+                call(url, "POST", f"/items/{name}", token, rows)
+        pairs = schema.junction(seed)
+        if pairs:
+            call(url, "POST", f"/items/{schema.JUNCTION}", token, pairs)
     finally:
         stop(child)
     _set_times(root / DB_NAME, data)
@@ -222,6 +227,8 @@ def _set_times(db: Path, data: dict[str, list[dict[str, Any]]]) -> None:
     try:
         with connection:
             for name, rows in data.items():
+                if not rows:
+                    continue
                 stored = connection.execute(f"SELECT date_created FROM {name} LIMIT 1").fetchone()
                 connection.executemany(
                     f"UPDATE {name} SET date_created = ? WHERE id = ?",

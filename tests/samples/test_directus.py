@@ -48,9 +48,15 @@ def test_the_seed_is_the_dataset(server: StackServer) -> None:
     assert [(x["id"], x["title"], x["position"], x["board"]) for x in lists] == [
         (1, "To Do", 1, 1), (2, "Doing", 2, 1),
     ]  # fmt: skip
+    tags = everything(server, "tags")
+    assert [t["name"] for t in tags] == [t["name"] for t in data["tags"]]
     cards = everything(server, "cards")
     assert len(cards) == len(data["cards"]) == 61
     ids = schema.directus_ids("rich")
+    # The many-to-many is answered as junction rows; through them, the dataset's tags.
+    tagged = everything(server, "cards", fields="id,tags.tags_id")
+    for card, record in zip(tagged, data["cards"], strict=True):
+        assert [t["tags_id"] for t in card["tags"]] == [ids["tags"][t] for t in record["tags"]]
     for n, (card, record) in enumerate(zip(cards, data["cards"], strict=True), start=1):
         assert card["id"] == ids["cards"][record["id"]] == n
         assert card["title"] == record["title"] and card["priority"] == record["priority"]
@@ -84,7 +90,7 @@ def test_filters_and_sort(server: StackServer) -> None:
 def test_metadata_lists_collections_and_fields(server: StackServer) -> None:
     listed = httpx.get(f"{server.url}/collections", headers=server.headers).json()["data"]
     ours = sorted(c["collection"] for c in listed if not c["meta"].get("system"))
-    assert ours == ["boards", "cards", "lists"]
+    assert ours == ["boards", "cards", "cards_tags", "lists", "tags"]
     assert all(c["collection"].startswith("directus_") for c in listed if c["meta"].get("system"))
     fields = httpx.get(f"{server.url}/fields/cards", headers=server.headers).json()["data"]
     by_name = {f["field"]: f for f in fields}

@@ -52,7 +52,7 @@ def probed(server: StackServer, tmp_path_factory: pytest.TempPathFactory) -> lis
 
 def _counts(server: StackServer) -> dict[str, int]:
     counts = {}
-    for name in ("boards", "lists", "cards"):
+    for name in ("boards", "lists", "tags", "cards", "cards_tags"):
         answer = httpx.get(server.collection(name), params={"aggregate[count]": "*"},
                            headers=server.headers)  # fmt: skip
         counts[name] = int(answer.json()["data"][0]["count"])
@@ -141,16 +141,28 @@ def test_what_the_probe_infers(probed: list[Path], where: str, expected: Any) ->
         assert dig(doc, where) == expected
 
 
-def test_system_collections_and_derived_fields_are_listed_as_unmapped(probed: list[Path]) -> None:
+def test_system_collections_and_derived_fields_are_unmapped_a_junction_is_not(
+    probed: list[Path],
+) -> None:
     doc = yaml.safe_load(probed[0].read_text())
-    assert sorted(doc["entities"]) == ["boards", "cards", "lists"]
+    # The junction of the many-to-many is a collection like any other (hidden in the
+    # admin app's navigation only): its rows are how a card's tags are written.
+    assert sorted(doc["entities"]) == ["boards", "cards", "cards_tags", "lists", "tags"]
     reasons = {u["path"]: u["reason"].split(":")[0] for u in doc["unmapped"]}
     assert reasons.pop("/collections") == "spec-document"
-    derived = next(u for u in doc["unmapped"] if u["path"] == "/items/boards")
-    assert derived == {"path": "/items/boards", "reason": "derived-field: field lists: no column "
-                       "(o2m): the upstream derives it, nothing is stored"}  # fmt: skip
+    derived = {u["path"]: u["reason"] for u in doc["unmapped"] if u["path"] in (
+        "/items/boards", "/items/cards")}  # fmt: skip
+    assert derived == {
+        "/items/boards": "derived-field: field lists: no column (o2m): the upstream derives "
+        "it, nothing is stored",
+        "/items/cards": "derived-field: field tags: no column (m2m): the upstream derives it, "
+        "nothing is stored",
+    }
     assert "lists" not in doc["entities"]["boards"]["fields"]
-    del reasons["/items/boards"]
+    assert "tags" not in doc["entities"]["cards"]["fields"]
+    junction = doc["entities"]["cards_tags"]["fields"]
+    assert (junction["cards_id"]["entity"], junction["tags_id"]["entity"]) == ("cards", "tags")
+    del reasons["/items/boards"], reasons["/items/cards"]
     assert reasons and all(p.startswith("/items/directus_") for p in reasons)
     assert set(reasons.values()) == {"system-collection"}
 
@@ -164,7 +176,7 @@ def test_the_verifier_refuses_only_what_directus_really_does(verified: Any) -> N
     assert done.returncode == 1, done.stdout + done.stderr
     failed = sorted(c["claim"] for c in report["checks"] if c["outcome"] == "failed")
     assert failed == [f"entities.{e}.fields.date_created.readOnly"
-                      for e in ("boards", "cards", "lists")]  # fmt: skip
+                      for e in ("boards", "cards", "lists", "tags")]  # fmt: skip
     assert {c["check"] for c in report["checks"] if c["outcome"] == "failed"} == {
         "read_only_ignored"
     }
@@ -183,7 +195,10 @@ def test_the_verifier_refuses_only_what_directus_really_does(verified: Any) -> N
 def test_the_verifier_leaves_directus_as_it_found_it(verified: Any) -> None:
     _, (_, report), before, after = verified
     assert report["cleanup"]["leftovers"] == []
-    assert after == before == {"boards": 2, "lists": 2, "cards": 61}
+    assert after == before
+    assert {k: before[k] for k in ("boards", "lists", "tags", "cards")} == {
+        "boards": 2, "lists": 2, "tags": 5, "cards": 61}  # fmt: skip
+    assert before["cards_tags"] > 0
 
 
 # --------------------------------------------------------------------------- reads
@@ -270,3 +285,14 @@ def test_an_invalid_create_is_refused_whole_and_never_reaches_directus(through: 
     fields = sorted(v["field"] for v in answer.json()["violations"])
     assert fields == ["date_created", "estimate", "list", "title"]
     assert len(_directus(through, "cards")) == before
+
+
+def test_a_tag_is_put_on_a_card_through_the_junction(through: Through) -> None:
+    junction = "/api/collections/cards_tags/records"
+    made = through.a2app("POST", junction, {"cards_id": "1", "tags_id": "2"})
+    assert made.status_code in (200, 201), made.text
+    tags = through.direct("/items/cards/1", fields="tags.tags_id").json()["data"]["tags"]
+    assert [t["tags_id"] for t in tags] == [2]
+    gone = through.a2app("DELETE", f"{junction}/{made.json()['id']}")
+    assert gone.status_code == 200, gone.text
+    assert through.direct("/items/cards/1", fields="tags").json()["data"]["tags"] == []
