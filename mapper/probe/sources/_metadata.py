@@ -96,8 +96,6 @@ _TYPES: dict[str, tuple[str, str]] = {
 }  # fmt: skip
 # Values the upstream fills itself on create or update (the metadata's `special`).
 MANAGED = frozenset({"date-created", "date-updated", "user-created", "user-updated"})
-# Select interfaces whose options list the choices.
-_CHOICES = ("choices",)
 
 
 @dataclass(slots=True)
