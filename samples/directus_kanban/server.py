@@ -14,20 +14,17 @@ a fresh random static token on the admin user and prints it; send it as
 from __future__ import annotations
 
 import calendar
-import contextlib
 import hashlib
 import json
 import os
 import secrets
 import shutil
 import sqlite3
-import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
+from samples.stacks_common.build import built, json_call
 from samples.stacks_common.launch import (
     Launch,
     StackError,
@@ -47,7 +44,6 @@ EMAIL = "admin@example.com"
 HEALTH = "/server/ping"
 DB_NAME = "data.db"
 SETUP_HINT = "run `bash samples/setup.sh`"
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,16 +151,8 @@ def _set_token(db: Path, token: str) -> None:
 
 
 def call(url: str, method: str, path: str, token: str = "", body: Any = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    request = urllib.request.Request(url + path, data=data, method=method, headers=headers)
-    try:
-        with _OPENER.open(request, timeout=60) as response:
-            return json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as exc:
-        raise StackError(f"{method} {path}: {exc.code} {exc.read()[:1000]!r}") from None
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return json_call(url, method, path, headers, body)
 
 
 def template(cli: Path, seed: str) -> Path:
@@ -173,18 +161,8 @@ def template(cli: Path, seed: str) -> Path:
     digest.update(Path(schema.__file__).read_bytes())
     digest.update(json.dumps(schema.records(seed), sort_keys=True).encode())
     digest.update(json.dumps(schema.junction(seed)).encode())
-    final = cache_root() / "directus" / f"{seed}-{digest.hexdigest()[:16]}"
-    if (final / DB_NAME).exists():
-        return final
-    final.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=f"{final.name}.", dir=final.parent))
-    try:
-        _build(cli, seed, build)
-        with contextlib.suppress(OSError):  # a concurrent build may have won
-            os.replace(build, final)
-    finally:
-        shutil.rmtree(build, ignore_errors=True)
-    return final
+    key = f"{seed}-{digest.hexdigest()[:16]}"
+    return built("directus", key, DB_NAME, lambda root: _build(cli, seed, root))
 
 
 def _build(cli: Path, seed: str, root: Path) -> None:
