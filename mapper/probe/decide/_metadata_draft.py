@@ -20,13 +20,13 @@ from runtime.upstream import dialect_for
 from .._draft import Claim, EntityDraft, Ev, UpstreamDraft
 from ..live import ProbeClient, sample_claims
 from ..sources import METADATA, Metadata, describe_field, read_metadata
+from ._declared import as_relation, declared_ref
 from ._entities import Source
 from ._judge import Walker, runtime_entities
 from ._narrowing import probe_filters
 from ._nospec import Fetcher
 from ._ordering import probe_sorting
-from ._refs import RefDecision
-from ._steps import Live, template
+from ._steps import Live
 
 
 def metadata(client: ProbeClient | None, wanted: bool) -> Described:
@@ -60,10 +60,10 @@ class Described:
                 ]
                 src.obs.seen = src.obs.seen - dropped
                 claims = sample_claims(src.obs.records, False)
-                src.obs.claims = {w: _as_relation(declared.get(w), c) for w, c in claims.items()}
+                src.obs.claims = {w: as_relation(declared.get(w), c) for w, c in claims.items()}
             for wire, claim in declared.items():
                 if claim.type in ("ref", "list<ref>") and claim.entity in sources:
-                    src.refs[wire] = _ref(src, wire, claim, sources, live)
+                    src.refs[wire] = declared_ref(src, wire, claim, sources, live)
             self.found.notes.extend(codec_notes(name, declared, src.records))
 
     def finish(
@@ -150,25 +150,3 @@ def codec_notes(
                 "(a 0/1 <-> boolean value codec is needed to map it as a boolean)"
             )
     return notes
-
-
-def _as_relation(declared: Claim | None, sample: Claim) -> Claim:
-    """Sampled ids agree with a declared relation: say so in its type, not as a number."""
-    if declared is None or declared.type != "ref" or sample.wire not in ("integer", "string"):
-        return sample
-    return Claim("sample", type="ref", wire=sample.wire, nullable=sample.nullable)
-
-
-def _ref(
-    src: Source, wire: str, claim: Claim, sources: Mapping[str, Source], live: Live | None
-) -> RefDecision:
-    target = str(claim.entity)
-    ids = sorted({str(v) for v in src.values(wire) if v not in (None, "")},
-                 key=lambda s: (len(s), s))  # fmt: skip
-    if live is None or not ids:
-        return RefDecision(claim.type, target, (), "medium")
-    route = template(sources[target])
-    if live.lookup(target, ids[0]):
-        found = Ev("lookup", f"a sampled value resolves at GET {route}")
-        return RefDecision(claim.type, target, (found,), "high")
-    return RefDecision(claim.type, target, (Ev("lookup", f"a sampled value is not at {route}"),))
