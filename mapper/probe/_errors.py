@@ -47,6 +47,7 @@ REASONS: dict[str, str] = {
     "hidden-field": "a field the upstream hides from its ordinary API clients",
     "instance-limit": "an instance of a templated collection past the number the probe maps",
     "no-record-answer": "a create that answers no record, no Location and carries no id",
+    "derived-field": "a field without a column: a list the upstream derives from other records",
 }
 
 

@@ -38,6 +38,8 @@ from .decide import (
     expand,
     filter_candidates,
     fit_pages,
+    metadata,
+    not_found_status,
     pocketbase,
     probe_sort,
     propose,
@@ -241,6 +243,9 @@ def _probe(
     colls, nested, rest, findings = group_all(routes) if routes else ([], [], [], [])
     native = pocketbase(client, first if routes is None else None)  # its collection schema
     colls, findings = [*colls, *native.schema.collections], [*findings, *native.schema.findings]
+    # Without a spec or a collection schema, the API may describe itself (a metadata API).
+    described = metadata(client, routes is None and not native.schema.read)
+    colls, findings = [*colls, *described.found.collections], [*findings, *described.found.findings]
     roots = find_roots(client, first) if client else Roots()
     findings.extend(roots.findings)
     # No spec and no API root named a collection: an HTML home page may link them.
@@ -252,6 +257,7 @@ def _probe(
         colls, rest, findings = expand(client, colls, nested, rest, findings)
     sources = sources_of(colls, roots, routes, _collection_paths(options), pages.found)
     native.adopt(sources)
+    described.adopt(sources)
     progress(f"collections: {', '.join(sources) or 'none'}")
     live = Live(client, sources, progress) if client else None
     if live is not None:
@@ -271,6 +277,7 @@ def _probe(
         live.details(pagination.get("size"))
     _refs(sources, live)
     native.settle(sources, live)
+    described.settle(sources, live)
     refused, fit_notes = fit_pages(sources, pagination)
     refused.update(refuse_unwalkable(sources, paging))
     entities, problems = _entities({n: s for n, s in sources.items() if n not in refused})
@@ -286,6 +293,8 @@ def _probe(
                        pagination.get("size"), notes)  # fmt: skip
     refine(sources, entities, upstream, live.fetch if live else None, notes)
     native.finish(entities, upstream, notes)
+    described.finish(entities, upstream, live.fetch if live else None, notes)
+    not_found_status(live, sources, entities, upstream, notes)
     ops: list[OperationDraft] = []
     if routes is not None:
         colls_mapped = [s.spec for s in sources.values() if s.spec and s.name in entities]
@@ -306,7 +315,7 @@ def _probe(
         app_id=ident, upstream=upstream, app_name=routes.title if routes else None,
         app_version=routes.version if routes else None, modules=modules, entities=entities,
         operations=ops, unmapped=unmapped, notes=notes,
-        sources=[*_sources_used(spec, roots, live, pages), *native.used()],
+        sources=[*_sources_used(spec, roots, live, pages), *native.used(), *described.used()],
         # Credentials in the URL itself never reach the file: no default then.
         base_url=str(client.base.url) if client and not client.base.url.userinfo else None,
     )  # fmt: skip

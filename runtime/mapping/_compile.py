@@ -260,6 +260,7 @@ def _upstream(spec: dict[str, Any], res: Resolver) -> Upstream:
         item_envelope=dotted(envelope.get("item")),
         write_envelope=envelope.get("write"),
         body_encoding=spec.get("bodyEncoding", "json"),
+        not_found_status=int(spec.get("notFoundStatus", 404)),
     )
 
 

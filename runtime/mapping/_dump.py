@@ -290,6 +290,8 @@ def _upstream(u: Upstream) -> Doc:
         doc["envelope"] = envelope
     if u.body_encoding != "json":
         doc["bodyEncoding"] = u.body_encoding
+    if u.not_found_status != 404:
+        doc["notFoundStatus"] = u.not_found_status
     return doc
 
 

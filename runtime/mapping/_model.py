@@ -55,6 +55,8 @@ class ErrorStyle(StrEnum):
     POCKETBASE = "pocketbase"
     JSONAPI = "jsonapi"
     PLAIN = "plain"
+    # `{errors: [{message, extensions: {field, code}}]}`, as GraphQL spells errors.
+    GRAPHQL = "graphql"
 
 
 class Dialect(StrEnum):
@@ -65,6 +67,7 @@ class Dialect(StrEnum):
     POCKETBASE = "pocketbase"
     JSON_SERVER = "json-server"
     NONE = "none"
+    DIRECTUS = "directus"
 
 
 FIELD_TYPES: tuple[str, ...] = tuple(t.value for t in FieldType)
@@ -360,6 +363,9 @@ class Upstream:
     write_envelope: str | None = None
     # How write and operation bodies are sent: JSON, or a form with bracket nesting.
     body_encoding: Literal["json", "form"] = "json"
+    # The status of a read, update or delete of a record that does not exist: 404,
+    # or 403 for upstreams that do not tell a missing record from a forbidden one.
+    not_found_status: int = 404
 
     def __post_init__(self) -> None:
         if not isinstance(self.errors, ErrorStyle):

@@ -120,9 +120,16 @@ class UpstreamClient:
         return response
 
     def _interpret(
-        self, response: httpx.Response, entity: Entity | None, *, not_found_is_none: bool = False
+        self,
+        response: httpx.Response,
+        entity: Entity | None,
+        *,
+        not_found_is_none: bool = False,
+        listing: bool = False,
     ) -> Any:
         request = response.request
+        # A listing's 403 is the credentials' fault even where one record's is not.
+        missing = 404 if listing else self.upstream.not_found_status
         return interpret(
             response,
             what=f"{request.method} {request.url.path}",
@@ -131,6 +138,7 @@ class UpstreamClient:
             entity=entity,
             wrap=write_wrap(entity, self.upstream.write_envelope) if entity else (),
             not_found_is_none=not_found_is_none,
+            not_found_status=missing,
         )
 
     async def _exchange(
@@ -149,7 +157,9 @@ class UpstreamClient:
         response = await self._send(ask.method, ask.url, json=ask.body, headers=dict(ask.headers))
         if response.status_code == 416 and ask.header("Range") is not None:
             return Answer(PAST_END, response)  # a range past the last record
-        return Answer(self._interpret(response, entity, not_found_is_none=True), response)
+        return Answer(
+            self._interpret(response, entity, not_found_is_none=True, listing=True), response
+        )
 
     def _pager_for(self, entity: Entity) -> Pager:
         """The upstream's pager, or the entity's own when its ``list`` names a pagination."""

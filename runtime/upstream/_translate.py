@@ -14,8 +14,10 @@ foreign exception so the cause stays in tracebacks, never in the message::
     answer
     ├─ 2xx, JSON of the expected shape ────────── returned
     ├─ 2xx, HTML, not JSON or wrong shape ─────── upstream_error (502)
-    ├─ 401, 403 ───────────────────────────────── upstream_auth_failed (502)
     ├─ 404 on one record (read, update, delete) ─ None, not an error
+    │    (or the mapping's `notFoundStatus`, e.g. 403 where the upstream does
+    │     not tell a missing record from a forbidden one)
+    ├─ 401, 403 ───────────────────────────────── upstream_auth_failed (502)
     ├─ 400, 409, 422 ──────────────────────────── upstream_rejected (400), violations
     ├─ 429 ────────────────────────────────────── upstream_rate_limited (429), retryAfterSeconds
     └─ 5xx, 404 elsewhere, other 3xx/4xx ──────── upstream_error (502)
@@ -175,11 +177,14 @@ def interpret(
     entity: Entity | None = None,
     wrap: tuple[str, ...] = (),
     not_found_is_none: bool = False,
+    not_found_status: int = 404,
 ) -> Any:
     """The parsed JSON of a successful answer, `NOT_FOUND`, or a `ProtocolError`."""
     status = response.status_code
     if 200 <= status < 300:
         return _json(response, what)
+    if status == not_found_status and not_found_is_none:
+        return NOT_FOUND
     if status in (401, 403):
         # No excerpt: an auth failure page may describe or echo the credentials.
         raise ProtocolError(

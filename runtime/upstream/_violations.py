@@ -115,6 +115,22 @@ def _jsonapi(body: Any, out: Found) -> None:
             out.append((path, text))
 
 
+def _graphql(body: Any, out: Found) -> None:
+    """``{errors: [{message, extensions: {field, code}}]}`` (Directus over REST too)."""
+    errors = body.get("errors") if isinstance(body, dict) else None
+    if not isinstance(errors, list):
+        _plain(body, out)
+        return
+    for error in errors:
+        if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+            _flatten(error, (), out)
+            continue
+        extensions = error.get("extensions")
+        field = extensions.get("field") if isinstance(extensions, dict) else None
+        path = tuple(str(field).split(".")) if isinstance(field, str) and field else None
+        out.append((path, error["message"]))
+
+
 def _plain(body: Any, out: Found) -> None:
     if isinstance(body, dict):
         general = [body[k] for k in _GENERAL_KEYS if isinstance(body.get(k), str)]
@@ -132,6 +148,7 @@ ERROR_DIALECTS: dict[str, Callable[[Any, Found], None]] = {
     "pocketbase": _pocketbase,
     "jsonapi": _jsonapi,
     "plain": _plain,
+    "graphql": _graphql,
 }
 
 

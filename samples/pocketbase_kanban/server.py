@@ -10,25 +10,20 @@ superuser password (``superuser upsert``) and prints that superuser's auth token
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.metadata
 import json
-import os
 import secrets
 import shutil
 import sqlite3
-import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
+from samples.stacks_common.build import built, json_call
 from samples.stacks_common.launch import (
     Launch,
     StackError,
-    cache_root,
     free_port,
     run_checked,
     spawn,
@@ -44,7 +39,6 @@ VERSION = "0.40.6"
 SHA256 = "7139ae3da24ddf4bb28ec343376a16ca9a5fe8579a099938f044829cadba8cfe"
 EMAIL = "admin@example.com"
 HEALTH = "/api/health"
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,14 +103,7 @@ def superuser_token(url: str, password: str) -> str:
 
 
 def call(url: str, method: str, path: str, token: str = "", body: Any = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    headers = {"Content-Type": "application/json", **({"Authorization": token} if token else {})}
-    request = urllib.request.Request(url + path, data=data, method=method, headers=headers)
-    try:
-        with _OPENER.open(request, timeout=30) as response:
-            return json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as exc:
-        raise StackError(f"{method} {path}: {exc.code} {exc.read()[:1000]!r}") from None
+    return json_call(url, method, path, {"Authorization": token} if token else {}, body)
 
 
 def template(binary: Path, seed: str) -> Path:
@@ -124,19 +111,9 @@ def template(binary: Path, seed: str) -> Path:
     digest = hashlib.sha256(f"{SHA256}\n{seed}\n".encode())
     digest.update(Path(schema.__file__).read_bytes())
     digest.update(json.dumps(schema.records(seed), sort_keys=True).encode())
-    final = cache_root() / "pocketbase" / f"{seed}-{digest.hexdigest()[:16]}"
-    if (final / "pb_data" / "data.db").exists():
-        return final / "pb_data"
-    final.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=f"{final.name}.", dir=final.parent))
-    try:
-        _build(binary, seed, build)
-        (build / "pb_data" / "data.db").stat()
-        with contextlib.suppress(OSError):  # a concurrent build may have won
-            os.replace(build, final)
-    finally:
-        shutil.rmtree(build, ignore_errors=True)
-    return final / "pb_data"
+    key = f"{seed}-{digest.hexdigest()[:16]}"
+    root = built("pocketbase", key, "pb_data/data.db", lambda into: _build(binary, seed, into))
+    return root / "pb_data"
 
 
 def _build(binary: Path, seed: str, root: Path) -> None:

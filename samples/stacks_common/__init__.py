@@ -1,1 +1,1 @@
-"""What the Rails, PocketBase and json-server samples share: the data set and the launcher."""
+"""What the samples share: the data set, the launcher, and building a seeded template."""

@@ -15,6 +15,8 @@ from ._instances import expand as expand
 from ._instances import instances as instances
 from ._leftovers import unclaimed as unclaimed
 from ._leftovers import unserved as unserved
+from ._metadata_draft import metadata as metadata
+from ._missing import not_found_status as not_found_status
 from ._nospec import refine as refine
 from ._operations import propose as propose
 from ._pagefit import fit_pages as fit_pages
@@ -48,6 +50,8 @@ __all__ = [
     "filter_candidates",
     "fit_pages",
     "instances",
+    "metadata",
+    "not_found_status",
     "pocketbase",
     "probe_sort",
     "propose",

@@ -68,14 +68,25 @@ class Walker:
         self.page = str(pagination.get("page") or "") if paged else ""
         self.size = str(pagination.get("size") or "")
         self.first = int(pagination.get("firstPage", 1))
+        offset = pagination.get("style") == "offset"
+        self.offset = str(pagination.get("offset") or "") if offset else ""
         self.walkable = pagination.get("style") == "none" or bool(self.page and self.size)
+        self.walkable = self.walkable or bool(self.offset and self.size)
+
+    def _extra(self, number: int) -> dict[str, str]:
+        """The paging parameters of page `number` (from 0), or none for a one-page list."""
+        if self.page and self.size:
+            return {self.page: str(self.first + number), self.size: str(PAGE_SIZE)}
+        if self.offset and self.size:
+            return {self.offset: str(number * PAGE_SIZE), self.size: str(PAGE_SIZE)}
+        return {}
 
     def walk(self, entity: Entity, params: Mapping[str, str]) -> Listing:
         records: list[dict[str, Any]] = []
-        pages = range(MAX_PAGES) if self.page and self.size else range(1)
+        paged = bool(self._extra(0))
+        pages = range(MAX_PAGES) if paged else range(1)
         for number in pages:
-            extra = {self.page: str(self.first + number), self.size: str(PAGE_SIZE)}
-            answer = self.fetch({**params, **extra} if self.page and self.size else params)
+            answer = self.fetch({**params, **self._extra(number)})
             if not answer.ok:
                 return Listing(status=answer.status or 0)
             envelope = envelope_of(answer.body, answer.content_type)
@@ -86,6 +97,6 @@ class Walker:
                 records.extend(to_protocol(entity, dict(r)) for r in chunk)
             except ProtocolError:
                 return Listing(status=answer.status)
-            if not (self.page and self.size) or len(chunk) < PAGE_SIZE:
+            if not paged or len(chunk) < PAGE_SIZE:
                 return Listing(records, complete=True)
         return Listing(records, complete=False)

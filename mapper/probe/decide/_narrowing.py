@@ -1,7 +1,8 @@
 """Filters of an API without a spec, found by read-only probing.
 
 For every field and every parameter spelling the dialect knows (plain ``f=v``;
-json-server's ``f_ne``, ``f_lt``, ``f_lte``, ``f_gt``, ``f_gte``, ``f_like``),
+json-server's ``f_ne``, ``f_lt``, ``f_lte``, ``f_gt``, ``f_gte``, ``f_like``; Directus's
+``filter[f][_eq]``, ``[_neq]``, ``[_lt]``, ``[_lte]``, ``[_gt]``, ``[_gte]``),
 one value that selects some records but not all is chosen from the listing,
 spelled by the runtime's planner, and sent. The parameter is declared only when
 the answer holds exactly the records the protocol's filter selects over the
@@ -29,11 +30,16 @@ from ._judge import Listing, Walker
 SUFFIXES: dict[str, tuple[str, ...]] = {
     "none": ("",),
     "json-server": ("", "_ne", "_lt", "_lte", "_gt", "_gte", "_like"),
+    "directus": ("[_eq]", "[_neq]", "[_lt]", "[_lte]", "[_gt]", "[_gte]"),
 }
 _OPS = {"": "=", "_ne": "!=", "_lt": "<", "_lte": "<=", "_gt": ">", "_gte": ">=", "_like": "~"}
+_OPS.update({"[_eq]": "=", "[_neq]": "!=", "[_lt]": "<", "[_lte]": "<=", "[_gt]": ">",
+             "[_gte]": ">="})  # fmt: skip
+# How a dialect names the parameter of one field and operator (default: field + suffix).
+PARAM_FORMS = {"directus": "filter[{field}]{suffix}"}
 # json-server's `f_ne` skips records whose field is null or missing, where the protocol's
 # `!=` selects them; with no schema any field but the id may be null, so only id gets it.
-ID_ONLY: dict[str, tuple[str, ...]] = {"json-server": ("_ne",)}
+ID_ONLY: dict[str, tuple[str, ...]] = {"json-server": ("_ne",), "directus": ("[_neq]",)}
 _ORDERED = ("<", "<=", ">", ">=")
 _WORD = re.compile(r"[A-Za-z0-9]{3,}")
 MAX_TRIES = 8
@@ -140,7 +146,9 @@ def probe_filters(
                     f"{name} {op}"
                 )
                 continue
-            param = wire + suffix
+            param = PARAM_FORMS.get(dialect.name, "{field}{suffix}").format(
+                field=wire, suffix=suffix
+            )
             asked = _ask(entity, entities, name, op, param, everyone.records, dialect)
             if isinstance(asked, str):
                 outcomes.setdefault(asked, []).append(f"{name} {op}")

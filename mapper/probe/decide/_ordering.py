@@ -26,6 +26,7 @@ from ._judge import Listing, Walker
 PARAMS: dict[str, tuple[tuple[str, str], ...]] = {
     "none": tuple((p, "-") for p in SORT_PARAMS),
     "json-server": (("_sort", ""),),
+    "directus": (("sort", "-"),),
 }
 _SCALAR = ("string", "number", "boolean", "datetime", "enum", "ref")
 # A parameter that reorders nothing for this many fields is taken as unknown.

@@ -18,9 +18,9 @@ from typing import Any
 from .._draft import Claim, EntityDraft, Ev, FieldDraft, FilterDraft, SortDraft, UpstreamDraft
 from ..live import Exchange, ProbeClient, sample_claims
 from ..sources import SOURCE, Schema, looks_like_pocketbase, read_schema
+from ._declared import as_relation, declared_ref
 from ._entities import Source
-from ._refs import RefDecision
-from ._steps import Live, template
+from ._steps import Live
 
 MAX_PER_PAGE = 1000  # PocketBase clamps perPage to this
 _BLANK_IS_NULL = ("enum", "ref", "datetime", "number", "boolean")
@@ -73,10 +73,10 @@ class Native:
                 src.obs.seen = src.obs.seen - dropped
                 claims = sample_claims(src.obs.records, False)
                 for wire, sample in claims.items():
-                    claims[wire] = _as_relation(declared.get(wire), sample)
+                    claims[wire] = as_relation(declared.get(wire), sample)
                 src.obs.claims = claims
             for wire, claim in declared.items():
-                src.refs[wire] = _ref(src, wire, claim, sources, live)
+                src.refs[wire] = declared_ref(src, wire, claim, sources, live)
 
     def finish(
         self, entities: Mapping[str, EntityDraft], upstream: UpstreamDraft, notes: list[str]
@@ -151,37 +151,6 @@ def _unblank(
         if out.get(wire) == "" and claim.type in _BLANK_IS_NULL:
             out[wire] = None
     return out
-
-
-def _as_relation(declared: Claim | None, sample: Claim) -> Claim:
-    """Sampled ids agree with a declared relation: say so in its type, not as text."""
-    if declared is None or declared.type not in ("ref", "list<ref>"):
-        return sample
-    shapes = ("string",) if declared.type == "ref" else ("array:string", "array:any")
-    if sample.wire not in shapes:
-        return sample
-    return Claim("sample", type=declared.type, wire=sample.wire, nullable=sample.nullable)
-
-
-def _ref(
-    src: Source, wire: str, claim: Claim, sources: Mapping[str, Source], live: Live | None
-) -> RefDecision:
-    if claim.type not in ("ref", "list<ref>") or claim.entity not in sources:
-        return RefDecision(None, None)
-    target = str(claim.entity)
-    values = [v for value in src.values(wire) for v in _items(value)]
-    ids = sorted({str(v) for v in values if v not in (None, "")}, key=lambda s: (len(s), s))
-    if live is None or not ids:
-        return RefDecision(claim.type, target, (), "medium")
-    route = template(sources[target])
-    if live.lookup(target, ids[0]):
-        found = Ev("lookup", f"a sampled value resolves at GET {route}")
-        return RefDecision(claim.type, target, (found,), "high")
-    return RefDecision(claim.type, target, (Ev("lookup", f"a sampled value is not at {route}"),))
-
-
-def _items(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [value]
 
 
 def _filters(entity: EntityDraft) -> dict[str, dict[str, FilterDraft]]:

@@ -38,6 +38,16 @@ def _drf_error(answer: Exchange | None) -> bool:
     return isinstance(body, Mapping) and isinstance(body.get("detail"), str) and len(body) == 1
 
 
+def _graphql_error(answer: Exchange | None) -> bool:
+    """``{errors: [{message, extensions}]}``: errors as GraphQL spells them."""
+    body = answer.body if answer is not None else None
+    errors = body.get("errors") if isinstance(body, Mapping) else None
+    return isinstance(errors, list) and bool(errors) and all(
+        isinstance(e, Mapping) and isinstance(e.get("message"), str)
+        and isinstance(e.get("extensions"), Mapping) for e in errors
+    )  # fmt: skip
+
+
 def dialects(
     observations: Iterable[Observation],
     query_params: Iterable[str],
@@ -64,6 +74,10 @@ def dialects(
     elif any("x-runtime" in o.answer.headers for o in seen):
         errors = "rails"
         notes.append("upstream.errors: rails (sample: X-Runtime header; low confidence)")
+    elif _graphql_error(anonymous):
+        errors = "graphql"
+        notes.append("upstream.errors: graphql (sample: an {errors: [{message, extensions}]} "
+                     "answer without credentials)")  # fmt: skip
     else:
         errors = "plain"
         notes.append("upstream.errors: plain (no known error dialect recognised)")

@@ -200,6 +200,7 @@ def build_mapping(draft: Draft) -> Mapping:
         item_envelope=_dotted(up.envelope.get("item")),
         write_envelope=up.envelope.get("write"),
         body_encoding="form" if up.body_encoding == "form" else "json",
+        not_found_status=up.not_found_status,
     )
     mapping = Mapping(
         format=1,

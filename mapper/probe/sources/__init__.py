@@ -1,6 +1,7 @@
 """One module per source a probe reads: OpenAPI 3 and Swagger 2 specs (found, loaded,
-resolved), DRF `OPTIONS`, PocketBase's collection schema, Rails and json-server
-conventions, API roots and their links, HTML pages and their JSON renderings.
+resolved), DRF `OPTIONS`, PocketBase's collection schema, metadata APIs listing
+collections and fields, Rails and json-server conventions, API roots and their links,
+HTML pages and their JSON renderings.
 """
 
 from ._bodies import FORM_BODY as FORM_BODY
@@ -12,6 +13,11 @@ from ._jsonserver import is_json_server as is_json_server
 from ._jsonserver import jsonserver_conventions as jsonserver_conventions
 from ._links import Roots as Roots
 from ._links import find_roots as find_roots
+from ._metadata import SOURCE as METADATA
+from ._metadata import Convention as Convention
+from ._metadata import Metadata as Metadata
+from ._metadata import describe as describe_field
+from ._metadata import read_metadata as read_metadata
 from ._openapi import SpecRoute as SpecRoute
 from ._openapi import SpecRoutes as SpecRoutes
 from ._openapi import body_fields as body_fields
@@ -36,11 +42,11 @@ from ._specload import discover as discover
 from ._specload import load_given as load_given
 
 __all__ = [
-    "ACCEPT_RENDERING", "FORM_BODY", "NOT_SENT", "SOURCE", "OptionsView", "PageCollection", "Pages",
-    "Resolver", "Roots", "Schema", "SchemaProblem",
-    "SpecCollection", "SpecDoc", "SpecRoute", "SpecRoutes", "body_fields", "detail_renderings",
-    "discover",
-    "find_roots", "group", "group_all", "is_json_server", "is_rails", "jsonserver_conventions",
-    "load_given", "looks_like_pocketbase", "rails_conventions", "read_options", "read_pages",
-    "read_routes", "read_schema",
+    "ACCEPT_RENDERING", "FORM_BODY", "METADATA", "NOT_SENT", "SOURCE", "Convention", "Metadata",
+    "OptionsView", "PageCollection", "Pages", "Resolver", "Roots", "Schema", "SchemaProblem",
+    "SpecCollection", "SpecDoc", "SpecRoute", "SpecRoutes", "body_fields", "describe_field",
+    "detail_renderings", "discover", "find_roots", "group", "group_all", "is_json_server",
+    "is_rails", "jsonserver_conventions", "load_given", "looks_like_pocketbase",
+    "rails_conventions", "read_metadata", "read_options", "read_pages", "read_routes",
+    "read_schema",
 ]  # fmt: skip

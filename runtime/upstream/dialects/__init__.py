@@ -6,6 +6,7 @@ One module per dialect, looked up by ``upstream.dialect`` in `DIALECTS`:
     django-filter  ``f__isnull``, ``ordering=-a``, ``list__board``      (_django)
     json-server    ``f_ne``, ``f_like`` (a regex), ``_sort``/``_order`` (_jsonserver)
     pocketbase     one native ``filter`` expression, ``sort=-a``       (_pocketbase)
+    directus       ``filter[f][_eq]``, ``filter[f][_null]``, ``sort=-a`` (_directus)
 
 What every dialect offers is `Dialect` (`_base`); the optional members some add
 are reached through `sort_params`, `encode_filter` and `native_filter`, the
@@ -17,6 +18,7 @@ from runtime.query import native_filter as native_filter
 from runtime.query import sort_params as sort_params
 
 from ._base import Dialect as Dialect
+from ._directus import DirectusDialect as DirectusDialect
 from ._django import DjangoFilterDialect as DjangoFilterDialect
 from ._jsonserver import JsonServerDialect as JsonServerDialect
 from ._jsonserver import regex_escape as regex_escape
@@ -28,6 +30,7 @@ from ._registry import dialect_for as dialect_for
 __all__ = [
     "DIALECTS",
     "Dialect",
+    "DirectusDialect",
     "DjangoFilterDialect",
     "JsonServerDialect",
     "PlainDialect",

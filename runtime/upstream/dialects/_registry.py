@@ -5,6 +5,7 @@ from __future__ import annotations
 from runtime.protocol import ProtocolError
 
 from ._base import Dialect
+from ._directus import DirectusDialect
 from ._django import DjangoFilterDialect
 from ._jsonserver import JsonServerDialect
 from ._plain import PlainDialect
@@ -15,6 +16,7 @@ DIALECTS: dict[str, Dialect] = {
     "django-filter": DjangoFilterDialect(),
     "pocketbase": PocketBaseDialect(),
     "json-server": JsonServerDialect(),
+    "directus": DirectusDialect(),
 }
 
 

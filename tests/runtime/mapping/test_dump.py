@@ -54,6 +54,7 @@ VARIANTS: list[tuple[str, Edit]] = [
     ("headers", _set("upstream.headers", {"Accept": "application/json", "X-K": "${K}"})),
     ("envelope", _set("upstream.envelope", {"item": "data.record", "write": "data"})),
     ("timeout", _set("upstream.timeoutSeconds", 2.5)),
+    ("missing records answered 403", _set("upstream.notFoundStatus", 403)),
     (
         "cursor paging",
         _set(

@@ -280,3 +280,24 @@ async def test_a_create_answered_with_no_id_is_found_by_the_unique_value_it_sent
         assert info.value.extra.get("outcomeUnknown") is True  # never told it was done
     assert seen.requests[1].url.params["title"] == CARD["title"]  # the declared filter, pushed
     assert [r.method for r in seen.requests] == ["POST", "GET"]
+
+
+FORBIDDEN = {"errors": [{"message": "You don't have permission to access this."}]}
+
+
+async def test_a_missing_record_answered_403_reads_as_none_when_declared() -> None:
+    api, _ = client(reply(403, FORBIDDEN), not_found_status=403)
+    assert await api.get_record(CARDS, 7) is None
+    assert await api.delete_record(CARDS, 7) is None
+    assert await api.update_record(CARDS, 7, {"title": "x"}) is None
+
+
+async def test_a_403_is_refused_credentials_unless_declared_or_on_a_listing() -> None:
+    api, _ = client(reply(403, FORBIDDEN))
+    with pytest.raises(ProtocolError) as info:
+        await api.get_record(CARDS, 7)
+    assert info.value.code == "upstream_auth_failed"
+    declared, _ = client(reply(403, FORBIDDEN), not_found_status=403)
+    with pytest.raises(ProtocolError) as info:
+        await declared.list_page(CARDS, {}, page=1, per_page=10)
+    assert info.value.code == "upstream_auth_failed"
