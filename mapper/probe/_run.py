@@ -248,9 +248,11 @@ def _probe(
     colls, findings = [*colls, *described.found.collections], [*findings, *described.found.findings]
     roots = find_roots(client, first) if client else Roots()
     findings.extend(roots.findings)
-    # No spec and no API root named a collection: an HTML home page may link them.
+    # No spec, no API root and not the owner named a collection: an HTML home page
+    # may link them.
     pages = Pages()
-    if client is not None and first is not None and not colls and not roots.links:
+    named = bool(options.collections)
+    if client is not None and first is not None and not (colls or roots.links or named):
         pages = read_pages(client, first)
         findings.extend(pages.findings)
     if client is not None and nested:
