@@ -45,7 +45,7 @@ from ._registry import CHECKS, Subject
 from ._subjects import fields
 from ._values import same
 from ._wire import evidence
-from ._writing import own_stored, read_back, refused, rejected, sure, violations
+from ._writing import create_guarded, own_stored, read_back, refused, rejected, sure, violations
 
 
 def _renamed(entity: Entity, field: Field) -> bool:
@@ -147,13 +147,7 @@ async def created_found_by_value(ctx: Ctx, subject: Subject) -> str | None:
     body = await ctx.synthesised(entity)
     if body.get(name) is None:
         raise Skip(f"no value can be synthesised for {name}")
-    sure(entity, body, create=True)
-    try:
-        created = await ctx.create(entity, body)
-    except ProtocolError as exc:
-        if not rejected(exc):
-            raise
-        raise refused(CreateRefused, entity, exc, "create") from None
+    created = await create_guarded(ctx, entity, body)
     holders = [
         str(r["id"])
         async for r in ctx.client.scan(entity, {}, limit=ctx.scan_limit)

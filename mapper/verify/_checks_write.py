@@ -27,6 +27,7 @@ from ._subjects import entities, fields
 from ._values import guard, type_violation
 from ._wire import evidence
 from ._writing import (
+    create_guarded,
     differences,
     not_persisted,
     own_stored,
@@ -52,13 +53,7 @@ async def create_roundtrip(ctx: Ctx, subject: Subject) -> str | None:
     """A create with values synthesised from the mapping is stored: every field round-trips."""
     entity = _creatable(ctx, subject)
     body = await ctx.synthesised(entity)
-    sure(entity, body, create=True)
-    try:
-        created = await ctx.create(entity, body)
-    except ProtocolError as exc:
-        if not rejected(exc):
-            raise
-        raise refused(CreateRefused, entity, exc, "create") from None
+    created = await create_guarded(ctx, entity, body)
     ctx.adopt(entity.name, created)
     stored = await read_back(ctx, entity, created["id"], "create")
     differ = differences(entity, body, stored)

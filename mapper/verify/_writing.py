@@ -8,7 +8,7 @@ from runtime.mapping import READ_ONLY, Entity
 from runtime.protocol import ProtocolError
 
 from ._context import Ctx
-from ._failures import CannotSynthesize, Correction, Skip, WriteNotPersisted
+from ._failures import CannotSynthesize, Correction, CreateRefused, Skip, WriteNotPersisted
 from ._marker import tag_field
 from ._values import guard, same
 from ._wire import evidence
@@ -90,6 +90,17 @@ def refused(kind: type[Any], entity: Entity, exc: ProtocolError, action: str) ->
         "values (type, max, values)",
         **evidence(),
     )
+
+
+async def create_guarded(ctx: Ctx, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
+    """A create the guard accepts, sent; an upstream refusal of it is the mapping's fault."""
+    sure(entity, body, create=True)
+    try:
+        return await ctx.create(entity, body)
+    except ProtocolError as exc:
+        if not rejected(exc):
+            raise
+        raise refused(CreateRefused, entity, exc, "create") from None
 
 
 async def own_stored(ctx: Ctx, entity: Entity, *, trusting: bool = True) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import pytest
 from runtime.mapping import Entity, ListSpec, Pagination
 from runtime.protocol import ProtocolError
 
+from .listing import Listing
 from .support import BASE, CARDS, client
 
 pytestmark = pytest.mark.anyio
@@ -60,16 +61,9 @@ def position_of(cursor: str | None) -> int:
     return int(cursor[2:6]) if cursor else 0
 
 
-class Upstream:
-    """`count` records with ids 1..count, served in one style; `cap` bounds a page."""
-
-    def __init__(self, style: str, count: int, *, cap: int = 1000) -> None:
-        self.style = style
-        self.records = [{"id": i, "title": f"card {i}"} for i in range(1, count + 1)]
-        self.cap = cap
-
-    def _slice(self, start: int, size: int) -> list[dict[str, Any]]:
-        return self.records[start : start + min(size, self.cap)]
+class Upstream(Listing):
+    """`count` records with ids 1..count, served in one of the newer styles; `cap` bounds
+    a page."""
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         q, n, style = request.url.params, len(self.records), self.style
