@@ -3,7 +3,9 @@
 Every command exits 0 for its good outcome, 1 for its bad one, and 2 when it
 could not do its job at all (a usage error, unreadable input, an unreachable
 upstream), so a script can tell "the answer is no" from "there is no answer".
-A stop by a signal exits 128 + the signal's number. The names beside OK,
+A server (`serve`, `demo`, `import`) stopped by SIGTERM, SIGHUP or Ctrl-C once it
+serves has ended normally: exit 0. Any other stop by a signal exits 128 + the
+signal's number. The names beside OK,
 FAILED and USAGE are the same codes as each command reads them.
 
 | command | 0 | 1 | 2 |

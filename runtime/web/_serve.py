@@ -6,9 +6,12 @@ import asyncio
 import json
 import logging
 import os
+import signal
 import socket
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import uvicorn
@@ -44,6 +47,34 @@ async def _serve(server: uvicorn.Server, sock: socket.socket, announce: str) -> 
     if server.started:
         print(announce, flush=True)
     await task
+
+
+@contextmanager
+def _graceful_stop(server: uvicorn.Server) -> Iterator[list[int]]:
+    """SIGTERM, SIGHUP and Ctrl-C stop the server gracefully, and the command exits 0.
+
+    uvicorn handles SIGTERM and SIGINT itself and, once shut down, raises the signal
+    again into the handler that was there before it; that handler is this one, so a
+    stopped server is a normal end, not a death by the signal (exit 143). SIGHUP,
+    which uvicorn leaves alone, stops it the same way.
+    """
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        if not received:
+            received.append(signum)
+        server.should_exit = True
+
+    stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    previous = {signum: signal.signal(signum, stop) for signum in stops}
+    try:
+        yield received
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _unverified_prefix(record: logging.LogRecord) -> bool:
@@ -98,6 +129,9 @@ def run(options: ServeOptions, announce: Announce | None = None) -> None:
         for withheld in state.withheld.describe():
             print(f"  {withheld}", file=sys.stderr)
     try:
-        asyncio.run(_serve(server, sock, line))
+        with _graceful_stop(server) as received:
+            asyncio.run(_serve(server, sock, line))
+        if received:
+            print(f"stopped by {signal.Signals(received[0]).name}", file=sys.stderr)
     finally:
         state.close()
