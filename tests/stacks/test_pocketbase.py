@@ -40,8 +40,8 @@ from .support import (
     checked_in_form,
     dig,
     lint,
-    probe_into,
-    verify_copy,
+    probe_twice,
+    verified_copy,
     without_url_default,
 )
 
@@ -63,22 +63,14 @@ def env_of(server: StackServer) -> dict[str, str]:
 def probed(server: StackServer, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     args = [server.url, "--app-id", "pocketbase-kanban",
             "--header", "Authorization: ${POCKETBASE_KANBAN_TOKEN}"]  # fmt: skip
-    outputs = []
-    for run in ("first", "second"):
-        where = tmp_path_factory.mktemp(run)
-        result = probe_into(where, NAME, args, env_of(server))
-        assert result.exit_code == 0, result.output
-        outputs.append(where / NAME)
-    return outputs
+    return probe_twice(tmp_path_factory, NAME, args, env_of(server))
 
 
 @pytest.fixture(scope="module")
 def verified(
     server: StackServer, probed: list[Path], tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, dict[str, Any]]:
-    copy, done, report = verify_copy(CHECKED_IN, tmp_path_factory.mktemp("verify"), env_of(server))
-    assert done.returncode == 0, done.stdout + done.stderr
-    return copy, report
+    return verified_copy(CHECKED_IN, tmp_path_factory.mktemp("verify"), env_of(server))
 
 
 @pytest.fixture(scope="module")
