@@ -259,6 +259,7 @@ STACKS: tuple[Stack, ...] = (
             "cards.list": {"type": "ref", "entity": "lists"},
             "cards.due": DAY,
             "cards.done": {"type": "boolean"},
+            "cards.blocked": {"type": "boolean"},  # 0/1 on the wire
             "cards.date_created": {"type": "datetime", **READ_ONLY},
             "cards.date_updated": {"type": "datetime", **READ_ONLY},
             "cards_tags.tags_id": {"type": "ref", "entity": "tags"},
@@ -266,8 +267,8 @@ STACKS: tuple[Stack, ...] = (
         native=('priority = "high"', {"filter[priority][_eq]": "high"}),
         either=('priority = "high" || done = true', _high_or_done("priority", "done")),
         create={"title": "Checklist card", "list": Ref("lists"), "priority": "high",
-                "due": "2027-01-02", "done": False},
-        update={"title": "Checklist card, done", "done": True, "due": None},
+                "due": "2027-01-02", "done": False, "blocked": True},
+        update={"title": "Checklist card, done", "done": True, "due": None, "blocked": False},
         invalid=({"list": Ref("lists"), "due": "31-12-2026", "done": "yes", "nope": 1},
                  ("missing_required", "invalid_daykey", "invalid_boolean", "unknown_field")),
     ),

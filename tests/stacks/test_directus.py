@@ -110,7 +110,8 @@ INFERRED: list[tuple[str, Any]] = [
     ("entities.cards.filter.title.!=", MISSING),  # SQL's != skips nulls: id only
     ("entities.cards.filter.date_created", MISSING),  # datetimes stay local
     ("entities.cards.sort", {"param": "sort", "desc": "-",
-                             "fields": ["title", "priority", "due", "done", "estimate"]}),
+                             "fields": ["title", "priority", "due", "done", "blocked",
+                                        "estimate"]}),
     ("entities.cards.path", "/items/cards"), ("entities.cards.id", {"source": "id",
                                                                     "type": "integer"}),
     ("entities.cards.evidence.0",
@@ -126,7 +127,10 @@ INFERRED: list[tuple[str, Any]] = [
     (CARD + "priority.type", "enum"), (CARD + "priority.values",
                                        ["none", "low", "medium", "high", "urgent"]),
     (CARD + "priority.valuesClosed", False), (CARD + "due.format", "YYYY-MM-DD"),
-    (CARD + "done.type", "boolean"), (CARD + "estimate.type", "number"),
+    (CARD + "done.type", "boolean"), (CARD + "done.codec", MISSING),
+    (CARD + "estimate.type", "number"),
+    # No cast-boolean: the metadata says boolean, the wire is SQLite's 0 and 1.
+    (CARD + "blocked.type", "boolean"), (CARD + "blocked.codec", "int-bool"),
     (CARD + "date_created.type", "datetime"), (CARD + "date_created.readOnly", True),
     (CARD + "date_created.serverSets", ["create"]), (CARD + "date_updated.readOnly", True),
     (CARD + "date_updated.serverSets", ["update"]), (CARD + "id", MISSING),
@@ -233,6 +237,9 @@ READS = [
      {"filter[priority][_in]": "urgent,high"}),
     ("due before", 'due < "2026-10-01"', {"filter[due][_lt]": "2026-10-01"}),
     ("estimate at least", "estimate >= 6", {"filter[estimate][_gte]": 6}),
+    ("blocked, 0/1 on the wire", "blocked = true", {"filter[blocked][_eq]": 1}),
+    ("not blocked", "blocked = false && done = false",
+     {"filter[blocked][_eq]": 0, "filter[done][_eq]": "false"}),
 ]  # fmt: skip
 
 
@@ -252,6 +259,8 @@ def test_one_record_reads_as_directus_answers_it(through: Through) -> None:
     assert ours["id"] == "3" and ours["list"] == str(theirs["list"])
     for key in ("title", "priority", "due", "done", "estimate"):
         assert ours[key] == theirs[key], key
+    blocked = through.a2app("GET", f"{CARDS}/7").json()["blocked"]
+    assert (blocked, through.direct("/items/cards/7").json()["data"]["blocked"]) == (True, 1)
     missing = through.a2app("GET", f"{CARDS}/999999")
     assert (missing.status_code, missing.json()["code"]) == (404, "record_not_found")
 
@@ -268,10 +277,12 @@ def test_create_update_delete_land_in_directus(through: Through) -> None:
     stored = through.direct(f"/items/cards/{card['id']}").json()["data"]
     assert {**{k: stored[k] for k in values}, "list": str(stored["list"])} == values
     assert {k: card[k] for k in values} == values
-    patched = through.a2app("PATCH", f"{CARDS}/{card['id']}", {"done": True, "priority": None})
+    patched = through.a2app("PATCH", f"{CARDS}/{card['id']}",
+                            {"done": True, "priority": None, "blocked": True})  # fmt: skip
     assert patched.status_code == 200, patched.text
     stored = through.direct(f"/items/cards/{card['id']}").json()["data"]
     assert (stored["done"], stored["priority"], stored["title"]) == (True, None, "Served write")
+    assert (stored["blocked"], patched.json()["blocked"]) == (1, True)  # 0/1 on the wire
     assert (patched.json()["done"], patched.json()["date_updated"]) == (
         True,
         stored["date_updated"],
