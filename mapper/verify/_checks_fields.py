@@ -87,7 +87,7 @@ async def _sent_on_create(ctx: Ctx, entity: Entity, field: Field) -> str:
             f"{entity.name}.{field.name} was sent {value!r} on create and the upstream "
             f"{what} (stored {stored!r}): it does not set it itself on create",
             fix=f"remove create from entities.{entity.name}.fields.{field.name}.serverSets",
-            corrections=(Correction(_where(entity, field, "serverSets"), "remove"),),
+            corrections=(_unset(entity, field, "create"),),
             **evidence("GET"),
         )
     return "on create the upstream ignores a value sent and stores its own"
@@ -111,15 +111,17 @@ async def _sent_on_update(
         if not rejected(exc):
             raise
         return "the upstream refuses a write to it"
-    after = await ctx.client.get_record(entity, before["id"]) or {}
-    if same(field, value, after.get(field.name)) and not same(field, value, before.get(field.name)):
-        key = "serverSets" if server_sets else READ_ONLY
+    stored = (await ctx.client.get_record(entity, before["id"]) or {}).get(field.name)
+    written = same(field, value, stored) and not same(field, value, before.get(field.name))
+    if written or (server_sets and stored is None):
+        fix = _unset(entity, field, "update") if server_sets else None
         raise ReadOnlyFieldWritable(
-            f"{entity.name}.{field.name} was written {value!r} and reads back so",
+            f"{entity.name}.{field.name} was written {value!r} and reads back "
+            + ("so" if written else "blank: the upstream sets nothing on update"),
             fix=f"remove update from entities.{entity.name}.fields.{field.name}.serverSets"
             if server_sets
             else f"remove readOnly: true from entities.{entity.name}.fields.{field.name}",
-            corrections=(Correction(_where(entity, field, key), "remove"),),
+            corrections=(fix or Correction(_where(entity, field, READ_ONLY), "remove"),),
             **evidence("GET"),
         )
     if server_sets:
@@ -129,6 +131,14 @@ async def _sent_on_update(
 
 def _where(entity: Entity, field: Field, key: str) -> tuple[str, ...]:
     return ("entities", entity.name, "fields", field.name, key)
+
+
+def _unset(entity: Entity, field: Field, write: str) -> Correction:
+    """`write` taken out of the field's serverSets (the whole key when it was the only one)."""
+    where = _where(entity, field, "serverSets")
+    if len(field.server_sets) > 1:
+        return Correction(where, "remove-item", write)
+    return Correction(where, "remove")
 
 
 def _enum(entity: Entity, field: Field) -> bool:
