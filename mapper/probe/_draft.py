@@ -36,6 +36,8 @@ class Claim:
     day_key: bool = False
     required: bool | None = None
     read_only: bool | None = None
+    # The writes at which the upstream sets the field itself ("create", "update").
+    server_sets: tuple[str, ...] = ()
     write_only: bool | None = None
     max: int | None = None
     values: tuple[Any, ...] = ()
@@ -72,6 +74,7 @@ class FieldDraft:
     type: str
     required: bool = False
     read_only: bool = False
+    server_sets: tuple[str, ...] = ()
     write_only: bool = False
     # False only where the spec says a blank is refused and no sample shows one stored.
     nullable: bool | None = None

@@ -38,19 +38,66 @@ def _read_only(entity: Entity, field: Field) -> bool:
     subjects=fields("a write to it is refused or ignored", READ_ONLY, _read_only),
 )
 async def read_only_ignored(ctx: Ctx, subject: Subject) -> str | None:
-    """A write to a read-only field is refused or ignored by the upstream."""
+    """A write to a read-only field is refused or ignored by the upstream.
+
+    A field the upstream sets itself at some writes only (`serverSets`) is proven at
+    those: a value sent with them is refused or ignored and the server's own is
+    stored. At the other writes the upstream stores what is sent; the runtime's guard
+    never sends one."""
     entity = ctx.entity(subject.entity)
     field = entity.fields[str(subject.field)]
-    before = await own_stored(ctx, entity)
-    writable = dataclasses.replace(field, read_only=False)
+    if not field.server_sets:
+        return await _sent_on_update(ctx, entity, field)
+    said = []
+    if "create" in field.server_sets:
+        said.append(await _sent_on_create(ctx, entity, field))
+    if "update" in field.server_sets:
+        said.append(await _sent_on_update(ctx, entity, field, server_sets=True))
+    return "; ".join(said)
+
+
+def _probe(entity: Entity, field: Field, before: Any = None) -> tuple[Entity, Any]:
+    """The entity with `field` writable (to send it on purpose), and a value to send."""
+    writable = dataclasses.replace(field, read_only=False, server_sets=())
     value = _DATETIME_PROBE if field.type == "datetime" else scalar(writable, variant=1, n=0)
     if field.type == "boolean":
-        value = not before.get(field.name)
+        value = not before
     if value is NO_VALUE:
         raise Skip(f"no {field.type} value to probe with")
     # The runtime's client drops read-only fields from every write; this one is
     # sent on purpose, through the same client, to see what the upstream does.
-    probe = dataclasses.replace(entity, fields={**entity.fields, field.name: writable})
+    return dataclasses.replace(entity, fields={**entity.fields, field.name: writable}), value
+
+
+async def _sent_on_create(ctx: Ctx, entity: Entity, field: Field) -> str:
+    if not entity.write.create:
+        raise Skip(f"{entity.name} has no create, and the verifier writes only its own records")
+    probe, value = _probe(entity, field)
+    body = {**await ctx.synthesised(entity), field.name: value}
+    try:
+        made = await ctx.create(probe, body)
+    except ProtocolError as exc:
+        if not rejected(exc):
+            raise
+        return "the upstream refuses a value sent on create"
+    stored = (await ctx.client.get_record(entity, made["id"]) or {}).get(field.name)
+    if same(field, value, stored) or stored is None:
+        what = "stores the value sent" if stored is not None else "sets nothing"
+        raise ReadOnlyFieldWritable(
+            f"{entity.name}.{field.name} was sent {value!r} on create and the upstream "
+            f"{what} (stored {stored!r}): it does not set it itself on create",
+            fix=f"remove create from entities.{entity.name}.fields.{field.name}.serverSets",
+            corrections=(_unset(entity, field, "create"),),
+            **evidence("GET"),
+        )
+    return "on create the upstream ignores a value sent and stores its own"
+
+
+async def _sent_on_update(
+    ctx: Ctx, entity: Entity, field: Field, *, server_sets: bool = False
+) -> str:
+    before = await own_stored(ctx, entity)
+    probe, value = _probe(entity, field, before.get(field.name))
     body = {field.name: value}
     if entity.write.update == "PUT":
         # PUT replaces the record: the other values go along unchanged.
@@ -64,17 +111,34 @@ async def read_only_ignored(ctx: Ctx, subject: Subject) -> str | None:
         if not rejected(exc):
             raise
         return "the upstream refuses a write to it"
-    after = await ctx.client.get_record(entity, before["id"]) or {}
-    if same(field, value, after.get(field.name)) and not same(field, value, before.get(field.name)):
+    stored = (await ctx.client.get_record(entity, before["id"]) or {}).get(field.name)
+    written = same(field, value, stored) and not same(field, value, before.get(field.name))
+    if written or (server_sets and stored is None):
+        fix = _unset(entity, field, "update") if server_sets else None
         raise ReadOnlyFieldWritable(
-            f"{entity.name}.{field.name} was written {value!r} and reads back so",
-            fix=f"remove readOnly: true from entities.{entity.name}.fields.{field.name}",
-            corrections=(
-                Correction(("entities", entity.name, "fields", field.name, READ_ONLY), "remove"),
-            ),
+            f"{entity.name}.{field.name} was written {value!r} and reads back "
+            + ("so" if written else "blank: the upstream sets nothing on update"),
+            fix=f"remove update from entities.{entity.name}.fields.{field.name}.serverSets"
+            if server_sets
+            else f"remove readOnly: true from entities.{entity.name}.fields.{field.name}",
+            corrections=(fix or Correction(_where(entity, field, READ_ONLY), "remove"),),
             **evidence("GET"),
         )
+    if server_sets:
+        return "on update the upstream ignores a value sent and stores its own"
     return "the upstream ignores a write to it"
+
+
+def _where(entity: Entity, field: Field, key: str) -> tuple[str, ...]:
+    return ("entities", entity.name, "fields", field.name, key)
+
+
+def _unset(entity: Entity, field: Field, write: str) -> Correction:
+    """`write` taken out of the field's serverSets (the whole key when it was the only one)."""
+    where = _where(entity, field, "serverSets")
+    if len(field.server_sets) > 1:
+        return Correction(where, "remove-item", write)
+    return Correction(where, "remove")
 
 
 def _enum(entity: Entity, field: Field) -> bool:

@@ -26,6 +26,7 @@ from ._model import FIELD_TYPES as FIELD_TYPES
 from ._model import FILTER_OPERATORS as FILTER_OPERATORS
 from ._model import NORMALIZATIONS as NORMALIZATIONS
 from ._model import READ_ONLY as READ_ONLY
+from ._model import SERVER_WRITES as SERVER_WRITES
 from ._model import App as App
 from ._model import Auth as Auth
 from ._model import AuthType as AuthType
@@ -66,6 +67,7 @@ from ._yaml import dump as yaml_text
 
 __all__ = [
     "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "NORMALIZATIONS", "READ_ONLY",
+    "SERVER_WRITES",
     "AllOf", "AnyOf", "App", "Auth", "AuthType", "Compare", "CrudExecutor", "Dialect",
     "Entity", "ErrorStyle", "Evidence", "Field", "FieldType", "FilterParam", "JobExecutor",
     "Mapping", "MappingError", "Module", "Not", "Operation", "Pagination", "PaginationStyle",

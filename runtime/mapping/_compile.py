@@ -66,6 +66,7 @@ def _field(name: str, spec: dict[str, Any]) -> Field:
         source=dotted(spec.get("source", name)),
         required=spec.get("required", False),
         read_only=spec.get(READ_ONLY, False),
+        server_sets=tuple(spec.get("serverSets", ())),
         write_only=spec.get("writeOnly", False),
         nullable=spec.get("nullable"),
         max=spec.get("max"),

@@ -70,6 +70,8 @@ def dump_field(f: Field) -> Doc:
         doc["required"] = True
     if f.read_only:
         doc[READ_ONLY] = True
+    if f.server_sets:
+        doc["serverSets"] = list(f.server_sets)
     if f.write_only:
         doc["writeOnly"] = True
     if f.nullable is not None:

@@ -78,6 +78,8 @@ FILTER_OPERATORS: tuple[str, ...] = (
     "?=", "?!=", "?>", "?>=", "?<", "?<=", "?~", "?!~",
 )  # fmt: skip
 DAY_KEY_FORMAT = "YYYY-MM-DD"
+ServerWrite = Literal["create", "update"]
+SERVER_WRITES: tuple[ServerWrite, ...] = ("create", "update")
 Normalization = Literal[
     "trim", "collapse-spaces", "lowercase", "uppercase", "whole-seconds", "milliseconds"
 ]  # fmt: skip
@@ -120,6 +122,9 @@ class Field:
     source: tuple[str, ...]
     required: bool = False
     read_only: bool = False
+    # The writes at which the upstream sets a read-only field itself ("create",
+    # "update"); empty: a value sent is refused or ignored at every write.
+    server_sets: tuple[ServerWrite, ...] = ()
     write_only: bool = False
     # None: a blank clears the field (the protocol's rule); False: a blank is refused
     nullable: bool | None = None

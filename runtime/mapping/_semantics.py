@@ -89,6 +89,10 @@ def _check_field(
     if not is_param:
         if spec.get(READ_ONLY) and spec.get("writeOnly"):
             problems.append(Problem(path, "a field cannot be both readOnly and writeOnly"))
+        if "serverSets" in spec and not spec.get(READ_ONLY):
+            problems.append(
+                Problem((*path, "serverSets"), "only a readOnly field is set by the server")
+            )
         if spec.get(READ_ONLY) and "writeSource" in spec:
             problems.append(
                 Problem((*path, "writeSource"), "a readOnly field is never written; drop one")

@@ -15,8 +15,8 @@ from typing import Any
 
 from samples.stacks_common.dataset import PRIORITIES, SEED_TIME, Record, dataset
 
-__all__ = ["JUNCTION", "ONE_FIELDS", "ORDER", "PRIORITIES", "RELATIONS", "collection",
-           "directus_ids", "directus_time", "estimate", "junction", "records",
+__all__ = ["JUNCTION", "ONE_FIELDS", "ORDER", "PRIORITIES", "RELATIONS", "blocked",
+           "collection", "directus_ids", "directus_time", "estimate", "junction", "records",
            "relation"]  # fmt: skip
 ORDER = ("boards", "lists", "tags", "cards")
 # The junction of the cards' many-to-many tags, made after both sides, records last.
@@ -72,6 +72,10 @@ def _flag(name: str) -> dict[str, Any]:
     }
 
 
+# A boolean column made without the admin app's ``cast-boolean``: Directus answers what
+# SQLite stores, 0 or 1, while its field metadata says boolean.
+UNCAST_FLAG = {"field": "blocked", "type": "boolean", "schema": {"default_value": False},
+               "meta": {"interface": "boolean"}}  # fmt: skip
 # The lists of a board, as Directus shows a one-to-many: an alias field without a column,
 # answered as the ids of the lists whose `board` names the board.
 CHILDREN = {"field": "lists", "type": "alias",
@@ -95,6 +99,7 @@ FIELDS: dict[str, list[dict[str, Any]]] = {
         PRIORITY,
         {"field": "due", "type": "date", "schema": {}, "meta": {"interface": "datetime"}},
         _flag("done"),
+        UNCAST_FLAG,
         {"field": "estimate", "type": "integer", "schema": {}, "meta": {"interface": "input"}},
         # Many-to-many through the junction: an alias field answered as junction row ids.
         {"field": "tags", "type": "alias", "meta": {"interface": "list-m2m", "special": ["m2m"]}},
@@ -181,6 +186,7 @@ def records(seed: str) -> dict[str, list[Record]]:
                     record[key] = value
             if name == "cards":
                 record["estimate"] = estimate(n)
+                record["blocked"] = blocked(n)
             record.setdefault("date_created", directus_time(SEED_TIME))
             rows.append(record)
         out[name] = rows
@@ -190,6 +196,11 @@ def records(seed: str) -> dict[str, list[Record]]:
 def estimate(n: int) -> int | None:
     """Story points of card ``n``: unset for every fifth card."""
     return None if n % 5 == 0 else (n * 3) % 8 + 1
+
+
+def blocked(n: int) -> bool:
+    """Whether card ``n`` is blocked: every seventh card."""
+    return n % 7 == 0
 
 
 def directus_time(value: dt.datetime) -> str:

@@ -64,6 +64,8 @@ def test_the_seed_is_the_dataset(server: StackServer) -> None:
         assert card["done"] is record["done"]
         assert card["due"] == (record["due"].isoformat() if record["due"] else None)
         assert card["estimate"] == schema.estimate(n)
+        # No cast-boolean: the 0 or 1 SQLite stores, where the metadata says boolean.
+        assert card["blocked"] == int(schema.blocked(n)) and type(card["blocked"]) is int
         assert card["date_created"] == schema.directus_time(record["created"])
 
 
@@ -97,6 +99,7 @@ def test_metadata_lists_collections_and_fields(server: StackServer) -> None:
     assert by_name["list"]["schema"]["foreign_key_table"] == "lists"
     assert by_name["title"]["schema"]["max_length"] == 200
     assert by_name["date_created"]["meta"]["special"] == ["date-created", "cast-timestamp"]
+    assert (by_name["blocked"]["type"], by_name["blocked"]["meta"]["special"]) == ("boolean", None)
     boards = httpx.get(f"{server.url}/fields/boards", headers=server.headers).json()["data"]
     lists = next(f for f in boards if f["field"] == "lists")
     assert (lists["type"], lists["schema"], lists["meta"]["special"]) == ("alias", None, ["o2m"])

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import httpx
 
 from tests.fixtures.servers import start_kanban
-from tests.fixtures.stacks import start_jsonserver, start_pocketbase, start_rails
+from tests.fixtures.stacks import start_directus, start_jsonserver, start_pocketbase, start_rails
 
 Records = list[dict[str, Any]]
 
@@ -75,6 +75,21 @@ def numbered_pages(page: str, size: str, per_page: int, items: str = "") -> Walk
             if len(chunk) < per_page:
                 return records
             number += 1
+
+    return walk
+
+
+def offset_pages(limit: str, offset: str, per_page: int, items: str) -> Walk:
+    """Pages by offset until a short one (Directus's `limit` and `offset`)."""
+
+    def walk(upstream: Upstream, path: str, params: Mapping[str, str]) -> Records:
+        records: Records = []
+        while True:
+            query = {**params, limit: str(per_page), offset: str(len(records))}
+            chunk = _get(upstream, upstream.url + path, query).json()[items]
+            records.extend(chunk)
+            if len(chunk) < per_page:
+                return records
 
     return walk
 
@@ -229,6 +244,33 @@ STACKS: tuple[Stack, ...] = (
         update={"title": "Checklist card, done", "done": True, "due": None},
         invalid=({"listId": Ref("lists"), "due": "31-12-2026", "done": "yes", "nope": 1},
                  ("invalid_daykey", "invalid_boolean", "unknown_field")),
+    ),
+    Stack(
+        name="directus",
+        start=lambda: start_directus(seed="rich"),
+        app_id="directus-kanban",
+        secret_header="Authorization: Bearer ${DIRECTUS_KANBAN_TOKEN}",
+        secrets=_token("DIRECTUS_KANBAN_TOKEN"),
+        paths={name: f"/items/{name}" for name in ("cards", "lists", "boards", "tags",
+                                                   "cards_tags")},
+        walk=offset_pages("limit", "offset", 100, "data"),
+        described={
+            "cards.title": {"type": "string", **REQUIRED, "max": 200},
+            "cards.list": {"type": "ref", "entity": "lists"},
+            "cards.due": DAY,
+            "cards.done": {"type": "boolean"},
+            "cards.blocked": {"type": "boolean"},  # 0/1 on the wire
+            "cards.date_created": {"type": "datetime", **READ_ONLY},
+            "cards.date_updated": {"type": "datetime", **READ_ONLY},
+            "cards_tags.tags_id": {"type": "ref", "entity": "tags"},
+        },
+        native=('priority = "high"', {"filter[priority][_eq]": "high"}),
+        either=('priority = "high" || done = true', _high_or_done("priority", "done")),
+        create={"title": "Checklist card", "list": Ref("lists"), "priority": "high",
+                "due": "2027-01-02", "done": False, "blocked": True},
+        update={"title": "Checklist card, done", "done": True, "due": None, "blocked": False},
+        invalid=({"list": Ref("lists"), "due": "31-12-2026", "done": "yes", "nope": 1},
+                 ("missing_required", "invalid_daykey", "invalid_boolean", "unknown_field")),
     ),
 )  # fmt: skip
 

@@ -107,6 +107,8 @@ def _flags(draft: FieldDraft, field: FieldInput, declared: Claim | None) -> None
     claims = [c for c in (field.spec, field.options) if c is not None]
     draft.required = any(bool(c.required) for c in claims[:1])
     draft.read_only = any(bool(c.read_only) for c in claims)
+    if draft.read_only:
+        draft.server_sets = next((c.server_sets for c in claims if c.server_sets), ())
     draft.write_only = any(bool(c.write_only) for c in claims) and not draft.read_only
     if field.spec and field.options and field.spec.required != field.options.required:
         draft.notes.append(

@@ -16,6 +16,7 @@ from typing import Any, Literal, cast
 
 from runtime.mapping import (
     FILTER_OPERATORS,
+    SERVER_WRITES,
     App,
     Dialect,
     Entity,
@@ -72,6 +73,7 @@ def _field(f: FieldDraft) -> Field:
         source=_dotted(f.source),
         required=f.required,
         read_only=f.read_only,
+        server_sets=tuple(w for w in SERVER_WRITES if w in f.server_sets) if f.read_only else (),
         write_only=f.write_only,
         nullable=False if f.nullable is False else None,
         max=f.max if string else None,

@@ -94,8 +94,12 @@ _TYPES: dict[str, tuple[str, str]] = {
     "dateTime": ("datetime", "string"), "timestamp": ("datetime", "string"),
     "json": ("json", "object"), "csv": ("json", "array:string"),
 }  # fmt: skip
-# Values the upstream fills itself on create or update (the metadata's `special`).
-MANAGED = frozenset({"date-created", "date-updated", "user-created", "user-updated"})
+# Values the upstream fills itself (the metadata's `special`), and at which write: a
+# value sent at the other write is stored as sent.
+MANAGED: dict[str, str] = {
+    "date-created": "create", "user-created": "create", "role-created": "create",
+    "date-updated": "update", "user-updated": "update", "role-updated": "update",
+}  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -257,7 +261,8 @@ def claim_of(
         return "hidden-field", "hidden by the metadata"
     if kind == "hash":
         return "hidden-field", "a hashed value (a password): never read back"
-    managed = sorted(MANAGED & set(special))
+    managed = sorted(set(MANAGED) & set(special))
+    sets = tuple(w for w in ("create", "update") if any(MANAGED[m] == w for m in managed))
     auto = bool(column.get("is_primary_key") and column.get("has_auto_increment"))
     nullable = column.get("is_nullable")
     has_default = column.get("default_value") is not None
@@ -267,11 +272,12 @@ def claim_of(
         "source": SOURCE,
         "required": required and not managed,
         "read_only": bool(managed) or auto,
+        "server_sets": sets,
         "nullable": None if nullable is None else bool(nullable),
         "description": note if isinstance(note, str) and note else None,
     }
     if managed:
-        base["detail"] = f"filled by the upstream ({', '.join(managed)})"
+        base["detail"] = f"filled by the upstream on {' and '.join(sets)} ({', '.join(managed)})"
     target = column.get("foreign_key_table")
     if isinstance(target, str) and target:
         wire = _TYPES.get(kind, ("string", "string"))[1]

@@ -90,7 +90,7 @@ FILTERS = {
 QUIRKS = frozenset({
     "ignore-done-filter", "title-optional", "priority-open", "created-writable", "cascade",
     "delete-noop", "drop-done", "ignore-ordering", "duplicate-pages", "position-required",
-    "unique-titles",
+    "unique-titles", "created-kept",
 })  # fmt: skip
 
 
@@ -122,7 +122,7 @@ class FakeApi:
     def _insert(self, table: str, values: dict[str, Any]) -> dict[str, Any]:
         self.clock += dt.timedelta(seconds=1)
         record = {"id": f"r{next(self.ids):03d}", **self._defaults(table), **values}
-        if table == "cards":
+        if table == "cards" and not ("created-kept" in self.quirks and "created" in values):
             record["created"] = self.clock.isoformat().replace("+00:00", "Z")
         self.tables[table][record["id"]] = record
         return record
@@ -212,7 +212,7 @@ class FakeApi:
         allowed = (
             {"title", "position"} if table == "lists" else {"title", "list", "priority", "done"}
         )
-        if "created-writable" in self.quirks and table == "cards":
+        if self.quirks & {"created-writable", "created-kept"} and table == "cards":
             allowed.add("created")
         if "drop-done" in self.quirks:
             allowed.discard("done")

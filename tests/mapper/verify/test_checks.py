@@ -126,6 +126,48 @@ async def test_each_disproved_claim_is_named_with_evidence_and_fix(case: Scenari
         assert report.leftovers  # reported, never hidden
 
 
+WHERE_SET = ("entities", "cards", "fields", "created", "serverSets")
+SET_ON_CREATE = MAPPING_YAML.replace(
+    "created: {type: datetime, readOnly: true}",
+    "created: {type: datetime, readOnly: true, serverSets: [create]}",
+)
+
+
+async def test_a_field_the_server_sets_on_create_is_proven_on_create_only() -> None:
+    """Stored when sent on update (as Directus's date-created is), set by the server on create."""
+    assert SET_ON_CREATE != MAPPING_YAML
+    api = FakeApi("created-writable")
+    report = await run_verification(
+        mapping(SET_ON_CREATE), VerifyOptions(), transport=api.transport
+    )
+    assert report.outcome == "verified", [r.as_dict() for r in report.failures]
+    notes = {r.claim: r.note for r in report.results}
+    assert notes["entities.cards.fields.created.readOnly"] == (
+        "on create the upstream ignores a value sent and stores its own"
+    )
+    assert not leftovers(api) and not report.leftovers
+
+
+@pytest.mark.parametrize(
+    ("writes", "fix"),
+    [("[create]", Correction(WHERE_SET, "remove")),
+     ("[create, update]", Correction(WHERE_SET, "remove-item", "create"))],
+    ids=["create-only", "create-and-update"],
+)  # fmt: skip
+async def test_a_field_the_server_does_not_set_on_create_is_refused_with_its_fix(
+    writes: str, fix: Correction
+) -> None:
+    api = FakeApi("created-kept")
+    text = SET_ON_CREATE.replace("serverSets: [create]", f"serverSets: {writes}")
+    report = await run_verification(mapping(text), VerifyOptions(), transport=api.transport)
+    result = next(r for r in report.results if r.claim == "entities.cards.fields.created.readOnly")
+    failure = result.failure
+    assert isinstance(failure, ReadOnlyFieldWritable) and failure.wrong == "mapping"
+    assert failure.corrections == (fix,)
+    assert "on create" in failure.message and failure.request and failure.response
+    assert not leftovers(api) and not report.leftovers
+
+
 async def test_read_only_sends_nothing_but_reads_and_says_what_it_skipped() -> None:
     api = FakeApi()
     report = await verify(api, VerifyOptions(read_only=True))

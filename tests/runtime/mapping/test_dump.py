@@ -142,6 +142,7 @@ VARIANTS: list[tuple[str, Edit]] = [
                 "source": "meta.title",
                 "required": True,
                 "readOnly": True,
+                "serverSets": ["create", "update"],
                 "nullable": False,
                 "max": 9,
                 "normalize": ["trim"],

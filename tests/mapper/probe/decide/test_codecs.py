@@ -21,6 +21,8 @@ UNIX = Claim("openapi", type="number", wire="integer", format="unix-time",
              description="Time at which the object was created. Measured in seconds since "
              "the Unix epoch.")  # fmt: skip
 SPEC_BOOL = Claim("openapi", type="boolean", wire="boolean")
+# A metadata API's boolean column without a cast (Directus without `cast-boolean`).
+META_BOOL = Claim("metadata", type="boolean", wire="boolean")
 SPEC_DECIMAL = Claim("openapi", type="string", wire="string", format="decimal")
 
 CASES = [
@@ -39,6 +41,7 @@ CASES = [
     ("unix-time spec over ISO text: samples win, no codec", "created", UNIX,
      ["2026-12-02T18:05:34Z"], ("number", None)),
     ("boolean spec over 0/1", "done", SPEC_BOOL, [0, 1, 1], ("boolean", "int-bool")),
+    ("metadata boolean over 0/1", "archived", META_BOOL, [1, 0], ("boolean", "int-bool")),
     ("boolean spec over booleans", "done", SPEC_BOOL, [True, False], ("boolean", None)),
     ("no spec, 0/1 stays a number", "done", None, [0, 1], ("number", None)),
     ("decimal spec over decimal text", "price", SPEC_DECIMAL, ["1.50", "20.00"],
