@@ -85,7 +85,9 @@ def _problem(f: Field, value: Any) -> str | None:
     return None
 
 
-def _validated(store: Store, body: dict[str, Any], own: int | None) -> tuple[dict[str, Any], Errors]:
+def _validated(
+    store: Store, body: dict[str, Any], own: int | None
+) -> tuple[dict[str, Any], Errors]:
     """The writable values of `body`, and the errors of each field (creates when `own` is None)."""
     errors: Errors = {}
     values: dict[str, Any] = {}
@@ -250,15 +252,15 @@ class Guard:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         open_paths = ("/", SPEC_PATH, "/health")
-        if scope["type"] == "http" and scope["path"] not in open_paths:
-            if not _authorized(Request(scope)):
-                refused = JSONResponse(
-                    {"detail": "Authentication credentials were not provided."},
-                    status_code=401,
-                    headers={"WWW-Authenticate": 'Bearer realm="write-shapes"'},
-                )
-                await refused(scope, receive, send)
-                return
+        guarded = scope["type"] == "http" and scope["path"] not in open_paths
+        if guarded and not _authorized(Request(scope)):
+            refused = JSONResponse(
+                {"detail": "Authentication credentials were not provided."},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer realm="write-shapes"'},
+            )
+            await refused(scope, receive, send)
+            return
         await self.app(scope, receive, send)
 
 

@@ -60,7 +60,9 @@ def _seed_events() -> list[dict[str, object]]:
 
 COLLECTIONS = (
     Collection(
-        "notes", "Note", "location",
+        "notes",
+        "Note",
+        "location",
         {
             "title": Field("string", required=True, max=200, filter=True),
             "body": Field("string", nullable=True, max=2000),
@@ -71,7 +73,9 @@ COLLECTIONS = (
         seed=_seed_notes(),
     ),
     Collection(
-        "tags", "Tag", "empty",
+        "tags",
+        "Tag",
+        "empty",
         {
             "name": Field("string", required=True, max=50, unique=True, filter=True),
             "color": Field("enum", required=True, values=("red", "green", "blue"), filter=True),
@@ -80,7 +84,9 @@ COLLECTIONS = (
         seed=_seed_tags(),
     ),
     Collection(
-        "cards", "Card", "record",
+        "cards",
+        "Card",
+        "record",
         {
             "title": Field("string", required=True, max=200, filter=True),
             "due": Field("date", nullable=True, filter=True),
@@ -92,7 +98,9 @@ COLLECTIONS = (
         seed=_seed_cards(),
     ),
     Collection(
-        "events", "Event", "empty",
+        "events",
+        "Event",
+        "empty",
         {
             "title": Field("string", required=True, max=200, filter=True),
             "starts_at": Field("datetime", required=True),

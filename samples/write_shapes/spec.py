@@ -64,7 +64,10 @@ def _wrapped(c: Collection, schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _refused() -> dict[str, Any]:
-    return {"description": "The body is invalid: the errors of each field", "content": _json(ERRORS)}
+    return {
+        "description": "The body is invalid: the errors of each field",
+        "content": _json(ERRORS),
+    }
 
 
 def _paths(c: Collection) -> dict[str, Any]:
