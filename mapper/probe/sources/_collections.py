@@ -280,12 +280,13 @@ def _wrap(create: SpecRoute | None, item: object, resolver: Resolver) -> tuple[s
 
 
 def _findable(item: object, fields: dict[str, Claim], resolver: Resolver) -> str | None:
-    """A field the spec marks unique that a create sends and a record shows (required first)."""
+    """A field the spec marks unique that every create sends (required) and records show.
+
+    An optional one would leave a create sent without it unfindable once made."""
     usable = [
         n for n in unique_fields(item, resolver)
-        if n in fields and not fields[n].read_only and not fields[n].write_only
+        if n in fields and fields[n].required and not fields[n].write_only
     ]  # fmt: skip
-    usable.sort(key=lambda n: not fields[n].required)
     return usable[0] if usable else None
 
 

@@ -334,13 +334,22 @@ def test_a_create_answering_no_record_is_found_by_a_field_the_spec_marks_unique(
     assert findings == [] and rest == []
 
 
-def test_a_unique_field_the_client_cannot_send_finds_nothing() -> None:
-    # slug is unique but read-only: no create sends it, so none can be found by it.
-    project = {"type": "object", "properties": {
-        "slug": {"type": "string", "readOnly": True, "x-unique": True},
-        "name": {"type": "string"}}}  # fmt: skip
+@pytest.mark.parametrize(
+    ("unique", "required"),
+    [
+        ({"slug": {"type": "string", "readOnly": True, "x-unique": True}}, ("name",)),
+        ({"name": {"type": "string", "x-unique": True}}, ()),
+    ],
+    ids=["read-only", "optional"],
+)
+def test_a_unique_field_not_every_create_sends_finds_nothing(
+    unique: dict[str, Any], required: tuple[str, ...]
+) -> None:
+    # A read-only one no create sends; an optional one a create may leave out.
+    props = {"slug": {"type": "string"}, "name": {"type": "string"}, **unique}
+    project = {"type": "object", "properties": props}
     (coll,), _, findings = _projects(
-        {"requestBody": _body("name"), "responses": NO_CONTENT}, project=project
+        {"requestBody": _body(*required), "responses": NO_CONTENT}, project=project
     )
     assert ("POST" in coll.methods, coll.find_by) == (False, None)
     assert [(f.code, f.method) for f in findings] == [("no-record-answer", "POST")]
