@@ -88,6 +88,7 @@ def test_the_spec_is_found_through_the_root_link_and_the_mapping_lints(
 ) -> None:
     path, summary = probed
     assert summary["ok"] is True and set(summary["requests"]) <= {"GET", "HEAD", "OPTIONS"}
+    assert sum(summary["requests"].values()) <= 60 and summary["seconds"] < 30
     assert f'spec: {SPEC} (Link rel="describedby" on /)' in doc["probe"]["notes"]
     assert f"openapi: {SPEC}" in doc["probe"]["sources"]
     assert doc["upstream"]["auth"] == {"type": "bearer", "token": "${WRITE_SHAPES_TOKEN}"}
