@@ -19,7 +19,7 @@ def _refusal(*fields: str) -> ProtocolError:
                          violations=found)  # fmt: skip
 
 
-def test_a_refusal_naming_only_a_key_no_field_uses_says_to_wrap_under_it() -> None:
+def test_a_refusal_naming_only_the_record_s_key_says_to_wrap_under_it() -> None:
     cards = mapping().entities["cards"]
     failure = refused(CreateRefused, cards, _refusal("card", "card"), "create")
     assert failure.fix == "set entities.cards.write.wrap to card"
@@ -28,7 +28,10 @@ def test_a_refusal_naming_only_a_key_no_field_uses_says_to_wrap_under_it() -> No
     )
 
 
-@pytest.mark.parametrize("named", [("title",), ("card", "title"), ("id",), (), ("card.title",)])
+# A key that does not name the record (`board`) is more likely a field the mapping lacks.
+@pytest.mark.parametrize(
+    "named", [("title",), ("card", "title"), ("id",), (), ("card.title",), ("board",)]
+)
 def test_other_refusals_name_the_fields_to_declare(named: tuple[str, ...]) -> None:
     cards = mapping().entities["cards"]
     failure = refused(CreateRefused, cards, _refusal(*named), "create")
