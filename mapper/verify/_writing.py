@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mapper.probe._naming import singular
 from runtime.mapping import READ_ONLY, Entity
 from runtime.protocol import ProtocolError
 
@@ -81,15 +82,44 @@ async def read_back(ctx: Ctx, entity: Entity, record_id: str, action: str) -> di
 
 
 def refused(kind: type[Any], entity: Entity, exc: ProtocolError, action: str) -> Any:
-    named = [v.get("field") for v in violations(exc) if v.get("field")]
-    what = ", ".join(str(n) for n in named) or "the body"
+    named = [str(v.get("field")) for v in violations(exc) if v.get("field")]
+    what = ", ".join(named) or "the body"
+    message = (f"{entity.name}: the upstream refused a {action} the runtime's guard accepts "
+               f"({exc.message})")  # fmt: skip
+    key = _wrapping_key(entity, named)
+    if key is not None:
+        # The upstream asks for one key naming the record, which no field reads or
+        # writes, and nothing else: it takes the record's fields under that key.
+        return kind(
+            f"{message}; it names only {key!r}, a key no field of {entity.name} reads or "
+            "writes: it takes write bodies under it",
+            fix=f"set entities.{entity.name}.write.wrap to {key}",
+            corrections=(Correction(("entities", entity.name, "write", "wrap"), "set", key),),
+            **evidence(),
+        )
     return kind(
-        f"{entity.name}: the upstream refused a {action} the runtime's guard accepts "
-        f"({exc.message})",
+        message,
         fix=f"declare {what} in entities.{entity.name}.fields the way the upstream accepts "
         "values (type, max, values)",
         **evidence(),
     )
+
+
+def _wrapping_key(entity: Entity, named: list[str]) -> str | None:
+    """The one key a refusal names, when it names the record (the singular of the
+    collection's name or path: ``card`` for ``/cards``) and no field is read or written
+    there; any other key is more likely a field the mapping is missing."""
+    if len(set(named)) != 1 or named[0] == entity.write.wrap:
+        return None
+    key = named[0]
+    last = entity.path.rstrip("/").rsplit("/", 1)[-1]
+    if key not in {entity.name, singular(entity.name), last, singular(last)}:
+        return None
+    keys = {f.name for f in entity.fields.values()}
+    keys |= {str(f.source[0]) for f in entity.fields.values() if f.source}
+    keys |= {str(f.write_source[0]) for f in entity.fields.values() if f.write_source}
+    keys |= set(entity.write_allow) | {"id", *map(str, entity.id_source[:1])}
+    return None if key in keys or "." in key else key
 
 
 async def create_guarded(ctx: Ctx, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,13 @@ from typing import Any, Protocol
 import httpx
 
 from tests.fixtures.servers import start_kanban
-from tests.fixtures.stacks import start_directus, start_jsonserver, start_pocketbase, start_rails
+from tests.fixtures.stacks import (
+    start_directus,
+    start_jsonserver,
+    start_pocketbase,
+    start_rails,
+    start_stack,
+)
 
 Records = list[dict[str, Any]]
 
@@ -270,6 +276,33 @@ STACKS: tuple[Stack, ...] = (
                 "due": "2027-01-02", "done": False, "blocked": True},
         update={"title": "Checklist card, done", "done": True, "due": None, "blocked": False},
         invalid=({"list": Ref("lists"), "due": "31-12-2026", "done": "yes", "nope": 1},
+                 ("missing_required", "invalid_daykey", "invalid_boolean", "unknown_field")),
+    ),
+    Stack(
+        # Writes wrapped under `card`; notes created by Location, tags found by their
+        # unique name, and events, whose create names no record, left unmapped.
+        name="write-shapes",
+        start=lambda: start_stack("write_shapes"),
+        app_id="write-shapes",
+        secret_header="Authorization: Bearer ${WRITE_SHAPES_TOKEN}",
+        secrets=_token("WRITE_SHAPES_TOKEN"),
+        paths={name: f"/{name}" for name in ("cards", "notes", "tags", "events")},
+        walk=numbered_pages("page", "per_page", 100),
+        described={
+            "cards.title": {"type": "string", **REQUIRED, "max": 200},
+            "cards.due": DAY,
+            "cards.done": {"type": "boolean"},
+            "cards.updated_at": {"type": "datetime", **READ_ONLY},
+            "notes.created_at": {"type": "datetime", **READ_ONLY},
+            "tags.name": {"type": "string", **REQUIRED, "max": 50},
+            "tags.color": {"type": "enum", "values": ["blue", "green", "red"]},
+        },
+        native=("done = true", {"done": "true"}),
+        either=('title = "card 3" || done = true',
+                lambda record: record.get("title") == "card 3" or record.get("done") is True),
+        create={"title": "Checklist card", "due": "2027-01-02", "done": False},
+        update={"title": "Checklist card, done", "done": True, "due": None},
+        invalid=({"due": "31-12-2026", "done": "yes", "nope": 1},
                  ("missing_required", "invalid_daykey", "invalid_boolean", "unknown_field")),
     ),
 )  # fmt: skip

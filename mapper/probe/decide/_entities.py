@@ -121,9 +121,26 @@ def _write(src: Source) -> tuple[dict[str, object], Ev | None]:
     if update is False and src.spec is not None and "POST" in detail:
         update = "POST"  # the spec's POST on the record's path answers the record
     write = {"create": "POST" in methods, "update": update, "delete": "DELETE" in detail}
+    if src.spec is not None and src.spec.write_wrap is not None and any(write.values()):
+        write["wrap"] = src.spec.write_wrap
     if src.spec is not None and src.spec.write_answer is not None and write["create"]:
         write["answer"] = src.spec.write_answer
+    if src.spec is not None and src.spec.find_by is not None and write["create"]:
+        write["findBy"] = src.spec.find_by
     return write, ev
+
+
+def _write_shape_evidence(src: Source, write: Mapping[str, object]) -> list[Ev]:
+    """Where a wrapping key and a find-by field came from."""
+    spec, found = src.spec, []
+    if spec is not None and "wrap" in write:
+        found.append(Ev(src.spec_source, f"write bodies under {write['wrap']!r}: the "
+                        f"create body of POST {spec.path} is that one key"))  # fmt: skip
+    if spec is not None and "findBy" in write:
+        found.append(Ev(src.spec_source, f"findBy {write['findBy']}: POST {spec.path} "
+                        "answers no record and no Location; the record schema marks "
+                        f"{write['findBy']} x-unique"))  # fmt: skip
+    return found
 
 
 def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
@@ -190,6 +207,7 @@ def build(src: Source) -> tuple[EntityDraft | None, list[Finding]]:
     if src.obs is not None:
         evidence.extend(src.obs.evidence)
     write, write_ev = _write(src)
+    evidence.extend(_write_shape_evidence(src, write))
     confirmed = src.obs is not None and src.obs.detail_path is not None
     detail = src.template()
     if write_ev is None:

@@ -138,6 +138,7 @@ def entity_model(e: EntityDraft) -> Entity:
             delete=e.write.get("delete", True),
             wrap=e.write.get("wrap"),
             answer=_dotted(e.write["answer"]) if "answer" in e.write else None,
+            find_by=e.write.get("findBy"),
         ),
         evidence=tuple(e.evidence),
         confidence=e.confidence,

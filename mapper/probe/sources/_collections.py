@@ -11,6 +11,7 @@ candidate.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .._draft import Claim, Param
 from .._errors import Finding
@@ -19,8 +20,9 @@ from ._bodies import sendable
 from ._collnames import distinct_names
 from ._openapi import Body, SpecRoute, SpecRoutes, body_fields
 from ._postlists import post_listing
-from ._schema import Resolver, SchemaProblem, flatten
+from ._schema import Resolver, SchemaProblem, flatten, object_properties
 from ._shapes import Expansion, expansions, record_schema, schema_ref
+from ._writeshape import UNIQUE_KEYWORD, unique_fields, wrapped_body
 
 # Why a field the spec does not mark readOnly is read-only (see `_fields`).
 NOT_SENT = "not in the create body"
@@ -56,6 +58,11 @@ class SpecCollection:
     id_client: bool = False
     # The key the create answers its record under, when reads answer it bare.
     write_answer: str | None = None
+    # The key write bodies are sent under (``{"card": {...}}``), when they are wrapped.
+    write_wrap: str | None = None
+    # A field kept unique that finds a record whose create answered none (no body, no
+    # Location, no id of the client's).
+    find_by: str | None = None
 
 
 def _details(by_path: dict[str, dict[str, SpecRoute]]) -> dict[tuple[str, bool], tuple[str, str]]:
@@ -190,17 +197,24 @@ def group_all(
         if not kept & {"PUT", "PATCH"} and _updates_by_post(detail_routes, item, spec):
             kept |= {"POST"}
         create = methods.get("POST") if "POST" in listed else None
+        wrap = _wrap(create, item, spec.resolver)
+        if create is not None and wrap is not None:
+            create = replace(create, request=Body("json", wrap[1]))
         fields, required, problems = _fields(path, item, create, spec)
         if not templated:
             findings.extend(problems)
         client_id = create is not None and id_param in required
+        find_by = None
         if create is not None and not client_id and _answers_nothing(create):
+            find_by = _findable(item, fields, spec.resolver)
+        if create is not None and not client_id and _answers_nothing(create) and not find_by:
             # Nothing would tell which record the create made: no body, no Location, no
-            # id of the client's. Left out, with the reason (an owner may add findBy).
+            # id of the client's, no value kept unique. Left out, with the reason.
             listed -= {"POST"}
             consumed.add(("POST", path))
-            findings.append(Finding(path, "no-record-answer", "the create answers no record, "
-                                    "no Location, and the client sends no id", "POST"))  # fmt: skip
+            why = ("the create answers no record, no Location, and the client sends no id "
+                   f"and no field the spec marks unique ({UNIQUE_KEYWORD})")  # fmt: skip
+            findings.append(Finding(path, "no-record-answer", why, "POST"))
         (nested if templated else collections).append(
             SpecCollection(
                 name=name, path=path, detail_path=detail_path, id_param=id_param,
@@ -211,6 +225,7 @@ def group_all(
                 expands=expansions(item, spec.resolver), item_ref=schema_ref(item),
                 id_client=client_id,
                 write_answer=_answered_under(create, item, shown, spec.resolver),
+                write_wrap=None if wrap is None else wrap[0], find_by=find_by,
             )
         )  # fmt: skip
         if templated:
@@ -251,6 +266,28 @@ def _answered_under(
         return None
     ((key, value),) = props.items()
     return str(key) if schema_ref(value) == record else None
+
+
+def _wrap(create: SpecRoute | None, item: object, resolver: Resolver) -> tuple[str, Any] | None:
+    """(key, record body) when the create body wraps the record under one key."""
+    if create is None or create.request.kind != "json":
+        return None
+    try:
+        shown, _, _ = object_properties(item, resolver)
+    except SchemaProblem:
+        return None
+    return wrapped_body(create.request.schema, shown, resolver)
+
+
+def _findable(item: object, fields: dict[str, Claim], resolver: Resolver) -> str | None:
+    """A field the spec marks unique that every create sends (required) and records show.
+
+    An optional one would leave a create sent without it unfindable once made."""
+    usable = [
+        n for n in unique_fields(item, resolver)
+        if n in fields and fields[n].required and not fields[n].write_only
+    ]  # fmt: skip
+    return usable[0] if usable else None
 
 
 def _answers_nothing(route: SpecRoute) -> bool:

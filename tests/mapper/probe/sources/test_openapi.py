@@ -241,13 +241,16 @@ def test_a_large_self_referencing_spec_is_read_one_level_deep() -> None:
     assert len(findings) == 60 and {f.code for f in findings} == {"recursive-schema"}
 
 
+PROJECT_REF = {"$ref": "#/components/schemas/Project"}
 PROJECT = {
     "type": "object",
     "properties": {"slug": {"type": "string"}, "name": {"type": "string"}},
 }
 
 
-def _projects(create: dict[str, Any], id_param: str = "slug") -> Any:
+def _projects(
+    create: dict[str, Any], id_param: str = "slug", project: dict[str, Any] = PROJECT
+) -> Any:
     item = {"$ref": "#/components/schemas/Project"}
     ok = {"200": {"description": "ok", "content": {"application/json": {"schema": item}}}}
     listed = {"type": "array", "items": item}
@@ -266,7 +269,7 @@ def _projects(create: dict[str, Any], id_param: str = "slug") -> Any:
                 "get": {"responses": ok},
             },
         },
-        "components": {"schemas": {"Project": PROJECT}},
+        "components": {"schemas": {"Project": project}},
     })  # fmt: skip
 
 
@@ -298,11 +301,91 @@ def test_a_create_answering_no_record_is_kept_only_when_its_record_can_be_found(
     assert rest == []  # never proposed as an operation either
 
 
+UNIQUE_NAME = {
+    "type": "object",
+    "properties": {"slug": {"type": "string", "readOnly": True},
+                   "name": {"type": "string", "x-unique": True}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("responses", "find_by"), [(NO_CONTENT, "name"), (LOCATED, None), ({"201": {
+        "description": "made", "content": {"application/json": {"schema": PROJECT_REF}}}},
+        None)],
+)  # fmt: skip
+def test_a_create_answering_no_record_is_found_by_a_field_the_spec_marks_unique(
+    responses: dict[str, Any], find_by: str | None
+) -> None:
+    body = {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "required": ["name"],
+                    "properties": {"name": {"type": "string"}},
+                }
+            }
+        },
+    }
+    (coll,), rest, findings = _projects({"requestBody": body, "responses": responses},
+                                        project=UNIQUE_NAME)  # fmt: skip
+    assert ("POST" in coll.methods, coll.find_by, coll.id_client) == (True, find_by, False)
+    assert findings == [] and rest == []
+
+
+@pytest.mark.parametrize(
+    ("unique", "required"),
+    [
+        ({"slug": {"type": "string", "readOnly": True, "x-unique": True}}, ("name",)),
+        ({"name": {"type": "string", "x-unique": True}}, ()),
+    ],
+    ids=["read-only", "optional"],
+)
+def test_a_unique_field_not_every_create_sends_finds_nothing(
+    unique: dict[str, Any], required: tuple[str, ...]
+) -> None:
+    # A read-only one no create sends; an optional one a create may leave out.
+    props = {"slug": {"type": "string"}, "name": {"type": "string"}, **unique}
+    project = {"type": "object", "properties": props}
+    (coll,), _, findings = _projects(
+        {"requestBody": _body(*required), "responses": NO_CONTENT}, project=project
+    )
+    assert ("POST" in coll.methods, coll.find_by) == (False, None)
+    assert [(f.code, f.method) for f in findings] == [("no-record-answer", "POST")]
+    assert "x-unique" in findings[0].detail
+
+
+def _wrapped(inner: Any, key: str = "project") -> dict[str, Any]:
+    schema = {"type": "object", "required": [key], "properties": {key: inner}}
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def test_a_create_body_of_one_key_holding_the_record_is_a_wrapped_write() -> None:
+    inner = {"type": "object", "required": ["name"],
+             "properties": {"name": {"type": "string"}, "slug": {"type": "string"}}}  # fmt: skip
+    (coll,), _, _ = _projects({"requestBody": _wrapped(inner), "responses": LOCATED}, "id")
+    assert coll.write_wrap == "project"
+    assert set(coll.fields) == {"slug", "name"} and coll.required == frozenset({"name"})
+    assert not any(c.write_only for c in coll.fields.values())
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        _wrapped({"type": "string"}, "name"),  # a record field: a one-field create body
+        _wrapped({"type": "string"}, "note"),  # a string, not an object of fields
+        {"required": True, "content": {"application/json": {"schema": {  # not required
+            "type": "object", "properties": {"project": PROJECT}}}}},
+    ],
+)  # fmt: skip
+def test_other_one_key_bodies_are_not_wrapped(body: dict[str, Any]) -> None:
+    (coll,), _, _ = _projects({"requestBody": body, "responses": LOCATED}, "id")
+    assert coll.write_wrap is None
+
+
 def _answer(schema: Any) -> dict[str, Any]:
     return {"201": {"description": "made", "content": {"application/json": {"schema": schema}}}}
-
-
-PROJECT_REF = {"$ref": "#/components/schemas/Project"}
 
 
 @pytest.mark.parametrize(
