@@ -26,6 +26,7 @@ from ._failures import (
 )
 from ._listing import some_records
 from ._registry import CHECKS, Subject
+from ._routes import answered_404, declared_by_spec, not_routed
 from ._subjects import each_operation
 from ._values import NO_VALUE, same, scalar
 from ._wire import evidence
@@ -93,6 +94,8 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
     except ProtocolError as exc:
         if not exc.from_upstream or exc.is_("upstream_unavailable"):
             raise
+        if answered_404(request.method) and declared_by_spec(op.evidence):
+            raise not_routed(f"{op.name}: {path}", request.method) from None
         raise OperationRefused(
             f"{op.name}: {request.method} {path}: {exc.message}",
             fix=f"check operations[{index}] ({op.name}): request method, path, send and params",

@@ -44,9 +44,14 @@ def not_persisted(
 ) -> Any:
     names = [d.split(":", 1)[0] for d in differ]
     label = tag_field(entity)
-    whole = (label is not None and label.name in names) or len(names) * 2 > len(sent)
+    whole = len(names) * 2 > len(sent)
     where = ("entities", entity.name)
     corrections: tuple[Correction, ...]
+    # Withheld from serving: this write, of these fields only unless it stores nothing.
+    narrow = (action, ()) if whole else (action, tuple(names))
+    if label is not None and label.name in names and not whole:
+        # The run's marker is lost: later checks could not find their records.
+        ctx.unstored[entity.name] = f"{entity.name} does not store {label.name} (see its {action})"
     if whole:
         # Later write checks on this entity would only report the same loss again.
         ctx.unstored[entity.name] = f"writes to {entity.name} are not stored (see its {action})"
@@ -63,6 +68,7 @@ def not_persisted(
         + "; ".join(differ[:4]),
         fix=fix,
         corrections=corrections,
+        narrow=narrow,
         **evidence("GET"),
     )
 
