@@ -305,10 +305,7 @@ STACKS: tuple[Stack, ...] = (
             "entities.products.write.create": "WriteNotPersisted",
             # a create needs `product` or `product_data`: a one-of the guard cannot say
             "entities.prices.write.create.minimal": "CreateRefused",
-            # the mock ignores `created=` and stores `active` as the text "true"
-            "entities.customers.filter.created.=": "FilterIgnored",
-            "entities.prices.filter.created.=": "FilterIgnored",
-            "entities.products.filter.created.=": "FilterIgnored",
+            # the mock stores `active` as the text "true": `active=true` misses those
             "entities.products.filter.active.=": "FilterDropsRecords",
             # the spec's `source` is required by the mock, not declared so in the body
             "operations.sources-customer-post": "OperationRefused",

@@ -62,6 +62,21 @@ async def test_a_dropped_field_withholds_that_write_of_that_field_only() -> None
     assert withheld.write_refusals("cards", "create", ["title"]) == ()
 
 
+async def test_a_query_parameter_the_spec_declares_and_the_upstream_ignores_is_withheld() -> None:
+    declared = MAPPING_YAML.replace(
+        'done: {"=": done}', 'done: {"=": {param: done, evidence: [openapi]}}'
+    )
+    report = await run("ignore-done-filter", text=declared)
+    done = next(r for r in report.results if r.claim == "entities.cards.filter.done.=")
+    assert done.outcome == "skipped" and "not implemented by the upstream" in str(done.note)
+    assert report.outcome == "verified"
+    [refusal] = report.refusals
+    assert (refusal.scope, refusal.field, refusal.op) == ("filter", "done", "=")
+    served, withheld = withhold(mapping(declared), report.refusals)
+    assert "=" not in served.entities["cards"].filters.get("done", {})
+    assert "cards" in withheld.pushdowns
+
+
 async def test_a_scope_is_stamped_and_everything_outside_it_withheld() -> None:
     report = await run(scope=("lists",))
     assert report.outcome == "verified" and report.stampable
