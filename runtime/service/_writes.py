@@ -40,7 +40,7 @@ def _refuse_unverified(
     refused = state.withheld.write_refusals(entity.name, op, values or ())
     if not refused:
         return
-    what = "writes to" if entity.name in state.withheld.writes else f"{op}s of"
+    what = "writes to" if entity.name in state.withheld.writes else f"this {op} of"
     raise ProtocolError(
         "writes_not_verified",
         f"`a2map verify` refused {what} {entity.name} ({'; '.join(refused)}); "
