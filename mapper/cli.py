@@ -101,6 +101,14 @@ def verify(
         list[str] | None,
         typer.Option("--only", help="verify these entities only (repeat, or a,b); no stamp"),
     ] = None,
+    scope: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scope",
+            help="verify and stamp these entities only (repeat, or a,b); the stamp withholds "
+            "every other entity and operation as not verified",
+        ),
+    ] = None,
     include_destructive: Annotated[
         bool,
         typer.Option(
@@ -140,6 +148,7 @@ def verify(
             include_destructive=include_destructive,
             write_corrected=write_corrected,
             allow_leftovers=allow_leftovers,
+            scope=tuple(name for value in scope or () for name in value.split(",") if name),
         )
     )
 

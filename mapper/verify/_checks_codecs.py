@@ -19,6 +19,7 @@ from ._context import Ctx
 from ._failures import Correction, FieldTypeMismatch, Skip, WriteNotPersisted
 from ._marker import tag_field
 from ._registry import CHECKS, Subject
+from ._routes import declared_by_spec, not_routed
 from ._subjects import fields, is_writable
 from ._values import same
 from ._wire import evidence
@@ -149,11 +150,15 @@ async def _write_and_compare(
     ctx: Ctx, entity: Entity, record_id: str, field: Field, value: Any, compare: Any
 ) -> None:
     try:
-        await ctx.client.update_record(entity, record_id, {field.name: value})
+        updated = await ctx.client.update_record(entity, record_id, {field.name: value})
     except ProtocolError as exc:
         if not rejected(exc):
             raise
         raise _Refused from None
+    if updated is None and declared_by_spec(entity.evidence):
+        # The record was just read: the server has no such update route.
+        method = str(entity.write.update)
+        raise not_routed(f"{entity.name} {record_id!r}", method, op="update")
     stored = (await ctx.client.get_record(entity, record_id) or {}).get(field.name)
     equal = compare(field, value, stored) if compare is not None else _contains(value, stored)
     if not equal:

@@ -16,6 +16,7 @@ from ._failures import (
     Skip,
 )
 from ._registry import CHECKS, Subject
+from ._routes import declared_by_spec, not_routed
 from ._subjects import entities, fields
 from ._wire import evidence
 
@@ -32,6 +33,9 @@ async def delete_removes(ctx: Ctx, subject: Subject) -> str | None:
         raise Skip("no create: the verifier deletes only records it created")
     record = await ctx.fresh(entity)
     if await ctx.client.delete_record(entity, record["id"]) is None:
+        if declared_by_spec(entity.evidence) and await ctx.client.get_record(entity, record["id"]):
+            # The record reads by id: the server has no such DELETE route.
+            raise not_routed(f"{entity.name} {record['id']!r}", "DELETE", op="delete")
         raise DeleteFoundNothing(
             f"{entity.name} {record['id']!r}, created by this run, was not found by DELETE",
             fix=f"check entities.{entity.name}.detailPath",

@@ -20,6 +20,7 @@ from ._failures import (
     Skip,
 )
 from ._registry import CHECKS, Subject
+from ._routes import answered_404, declared_by_spec, not_routed
 from ._subjects import fields
 from ._values import NO_VALUE, OUTSIDE_ENUM, guard, same, scalar
 from ._wire import evidence
@@ -105,9 +106,13 @@ async def _sent_on_update(
         body = {f.name: before.get(f.name) for f in kept} | body
     payload = to_upstream(probe, body, envelope=ctx.mapping.upstream.write_envelope)
     path = entity.detail_path.replace("{id}", quote(before["id"], safe=""))
+    method = entity.write.update or "PATCH"
     try:
-        await ctx.client.call(entity.write.update or "PATCH", path, json=payload, entity=entity)
+        await ctx.client.call(method, path, json=payload, entity=entity)
     except ProtocolError as exc:
+        if answered_404(method) and declared_by_spec(entity.evidence):
+            # The record was just read: the server has no such update route.
+            raise not_routed(f"{entity.name} {before['id']!r}", method, op="update") from None
         if not rejected(exc):
             raise
         return "the upstream refuses a write to it"

@@ -19,6 +19,7 @@ from runtime.upstream import operation_request
 from ._context import Ctx
 from ._failures import (
     Correction,
+    NotRouted,
     OperationRefused,
     OperationResponseShape,
     ReadOnlyOperationWrote,
@@ -26,6 +27,7 @@ from ._failures import (
 )
 from ._listing import some_records
 from ._registry import CHECKS, Subject
+from ._routes import answered_404, declared_by_spec, not_routed
 from ._subjects import each_operation
 from ._values import NO_VALUE, same, scalar
 from ._wire import evidence
@@ -93,6 +95,19 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
     except ProtocolError as exc:
         if not exc.from_upstream or exc.is_("upstream_unavailable"):
             raise
+        if answered_404(request.method) and declared_by_spec(op.evidence):
+            made_up = sorted(
+                name
+                for name in _PLACEHOLDER.findall(request.path)
+                if name not in op.params or not op.params[name].is_ref
+            )
+            if made_up:
+                # A value the run made up names no record: a 404 cannot tell the two apart.
+                raise NotRouted(
+                    f"{request.method} {path} answers 404: no such route, or no record by the "
+                    f"value the run made up for {', '.join(made_up)}; withheld from serving"
+                ) from None
+            raise not_routed(f"{op.name}: {path}", request.method) from None
         raise OperationRefused(
             f"{op.name}: {request.method} {path}: {exc.message}",
             fix=f"check operations[{index}] ({op.name}): request method, path, send and params",

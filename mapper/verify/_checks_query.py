@@ -35,6 +35,7 @@ from ._failures import (
     FilterRejected,
     FilterTooWide,
     ListMissingRecords,
+    NotRouted,
     Skip,
     SortIgnored,
     SortMisordered,
@@ -43,6 +44,7 @@ from ._listing import walked
 from ._marker import TAG_PREFIX
 from ._native import native_params
 from ._registry import CHECKS, Subject
+from ._routes import declared_by_spec
 from ._subjects import each_filter, each_sort_field, entities
 from ._wire import evidence
 
@@ -170,6 +172,12 @@ async def filter_narrows(ctx: Ctx, subject: Subject) -> str | None:
     if got == expected:
         ctx.proven_filters.setdefault(entity.name, {}).setdefault(name, []).append(op)
         return f"`{text}`: {len(got)} of {len(everyone)} records, as the local filter selects"
+    if got == everyone and declared_by_spec(spelled.evidence):
+        # The spec declares the parameter and the server answers as if it were not sent.
+        raise NotRouted(
+            f"not implemented by the upstream: ?{asked} answers every record, a query "
+            "parameter its spec declares; evaluated here, not upstream"
+        )
     kind = (
         FilterIgnored
         if got == everyone

@@ -36,7 +36,7 @@ MAX_SMALL_PAGES = 50
 @CHECKS.register(phase="connect", subjects=the_upstream)
 async def credentials_work(ctx: Ctx, subject: Subject) -> str | None:
     """The upstream answers a listing with the configured credentials."""
-    names = list(ctx.options.only or ctx.mapping.entities)
+    names = list(ctx.options.chosen or ctx.mapping.entities)
     entity = ctx.mapping.entities[names[0]]
     try:
         # A bare listing request: paging has its own claim, and an answer is all this

@@ -23,6 +23,7 @@ from ._failures import (
     UpstreamMisbehaved,
 )
 from ._registry import CHECKS, Subject
+from ._routes import declared_by_spec, not_routed
 from ._subjects import entities, fields
 from ._values import guard, type_violation
 from ._wire import evidence
@@ -166,6 +167,10 @@ async def update_roundtrip(ctx: Ctx, subject: Subject) -> str | None:
             raise
         raise refused(UpdateRefused, entity, exc, "update") from None
     if updated is None:
+        if declared_by_spec(entity.evidence) and await ctx.client.get_record(entity, before["id"]):
+            # The record reads by id: the server has no such update route.
+            method = str(entity.write.update)
+            raise not_routed(f"{entity.name} {before['id']!r}", method, op="update")
         raise UpstreamMisbehaved(
             f"{entity.name} {before['id']!r}, created by this run, was not found for an update",
             fix="none in the mapping: the upstream lost a record it had just created",

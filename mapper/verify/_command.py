@@ -46,6 +46,7 @@ def verify_command(
     write_corrected: Path | None = None,
     progress: bool = True,
     allow_leftovers: bool = False,
+    scope: tuple[str, ...] = (),
 ) -> int:
     if not mapping_path.is_file():
         return _usage(f"no such mapping file: {mapping_path}")
@@ -59,11 +60,16 @@ def verify_command(
         mapping = load_mapping(mapping_path)
     except MappingError as exc:
         return _usage(f"the mapping cannot be loaded:\n{exc.render()}")
-    unknown = [name for name in only if name not in mapping.entities]
-    if unknown:
-        declared = ", ".join(mapping.entities)
-        return _usage(f"--only names no entity: {', '.join(unknown)} (declared: {declared})")
-    options = VerifyOptions(read_only, include_destructive, tuple(only), allow_leftovers)
+    if only and scope:
+        return _usage("--only and --scope exclude each other")
+    for option, names in (("--only", only), ("--scope", scope)):
+        unknown = [name for name in names if name not in mapping.entities]
+        if unknown:
+            declared = ", ".join(mapping.entities)
+            return _usage(f"{option} names no entity: {', '.join(unknown)} (declared: {declared})")
+    options = VerifyOptions(
+        read_only, include_destructive, tuple(only), allow_leftovers, tuple(scope)
+    )
 
     async def verify() -> Report:
         task = asyncio.current_task()
@@ -98,13 +104,15 @@ def verify_command(
 
 def _stamp(mapping_path: Path, mapping: Mapping, report: Report) -> None:
     path = stamp_path(mapping_path)
+    served, withheld = withhold(mapping, report.refusals)
     if report.stampable:
         save_stamp(path, report.stamp())
         report.stamp_file = str(path)
         scope = " (read claims only)" if report.read_only else ""
         print(f"stamp: {path}{scope}", file=sys.stderr)
+        for line in withheld.describe():
+            print(f"  withheld: {line}", file=sys.stderr)
         return
-    served, withheld = withhold(mapping, report.refusals)
     if report.partly_stampable and served.entities:
         # The proven part is served; the refused claims are named where they are withheld.
         save_stamp(path, report.stamp())

@@ -25,6 +25,13 @@ class VerifyOptions:
     only: tuple[str, ...] = ()
     # Create records of entities the mapping cannot delete (the upstream is disposable).
     allow_leftovers: bool = False
+    # Verify and stamp these entities only; the stamp withholds the rest as not verified.
+    scope: tuple[str, ...] = ()
+
+    @property
+    def chosen(self) -> tuple[str, ...]:
+        """The entities this run covers (empty: all of them)."""
+        return self.only or self.scope
 
 
 @dataclass(slots=True)

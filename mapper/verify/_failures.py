@@ -20,6 +20,8 @@
     └─ UpstreamUnreachable                  nothing can be proven: exit 2
 
     Skip                                    a claim this run cannot exercise, with the reason
+    └─ NotRouted                            the upstream answers 404 to a route its own spec
+                                            declares: not implemented there; withheld, not failed
 
 Every failure names its claim (set by the runner), the request and the response
 that disproved it (already sanitized), whether the foreign API or the mapping is
@@ -67,6 +69,7 @@ class VerificationFailure(AssertionError):
         request: str | None = None,
         response: str | None = None,
         corrections: tuple[Correction, ...] = (),
+        narrow: tuple[str, tuple[str, ...]] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -74,6 +77,9 @@ class VerificationFailure(AssertionError):
         self.request = request
         self.response = response
         self.corrections = corrections
+        # What a refusal withholds when it is less than the check's whole scope: one
+        # write (create, update, delete), and of it only these fields when named.
+        self.narrow = narrow
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -267,3 +273,16 @@ class Skip(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class NotRouted(Skip):
+    """The upstream answers 404 to a route its own spec declares: it does not implement it.
+
+    Not a disproof of the mapping, which says what the spec says, nor proof of the
+    claim: the claim is not proven and what it covers is withheld from serving (for
+    a write, only that write: `op`), saying why.
+    """
+
+    def __init__(self, reason: str, *, op: str | None = None) -> None:
+        super().__init__(reason)
+        self.op = op

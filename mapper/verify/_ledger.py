@@ -93,13 +93,16 @@ class Ledger:
     async def remove(self, entity: Entity, record_id: str) -> str | None:
         """Delete and confirm; None when the record is gone, else why it is not."""
         try:
+            answered = True
             if entity.write.delete:
-                await self._client.delete_record(entity, record_id)
+                answered = await self._client.delete_record(entity, record_id) is not None
             else:
                 # The mapping offers no delete to agents; the run still owes the cleanup.
                 path = entity.detail_path.replace("{id}", quote(record_id, safe=""))
                 await self._client.call("DELETE", path)
             if await self._client.get_record(entity, record_id) is not None:
+                if not answered:
+                    return "the upstream answers 404 to its DELETE (no such route) and keeps it"
                 return "the upstream answered the delete, but the record can still be read"
         except ProtocolError as exc:
             if exc.from_upstream:

@@ -12,7 +12,10 @@ TAG_PREFIX = "a2v-"
 
 
 def tag_field(entity: Entity) -> Field | None:
-    """The string field that carries the run marker: the label when it can, else any."""
+    """The string field that carries the run marker: the label when it can, else any.
+
+    Never an open enum's field (`candidates`): the upstream may refuse free text there.
+    """
     label = entity.fields.get(entity.label) if entity.label else None
     candidates = [label] if label is not None else []
     candidates += [f for f in entity.fields.values() if f.required] + list(entity.fields.values())
@@ -22,6 +25,7 @@ def tag_field(entity: Entity) -> Field | None:
             and not field.read_only
             and not field.write_only
             and not field.day_key
+            and not field.candidates
             and (field.max is None or field.max >= len(TAG_PREFIX) + 16)
         ):
             return field

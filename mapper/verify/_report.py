@@ -41,14 +41,30 @@ class CheckResult:
     field: str | None = None
     op: str | None = None
     operation: str | None = None
+    # Less than the whole scope is withheld: one write, and of it only these fields.
+    narrow: tuple[str, tuple[str, ...]] | None = None
+    # Not proven and withheld all the same (a route the upstream does not implement).
+    withheld: bool = False
 
-    def refusal(self) -> Refusal | None:
-        """The claim as a partial stamp records it; None when it passed or withholds nothing."""
-        if self.outcome not in ("failed", "error") or self.withholds is None:
-            return None
+    def refusals(self) -> list[Refusal]:
+        """The claim as a partial stamp records it: one refusal per withheld field, else
+        one; none when it passed or withholds nothing."""
+        refused = self.outcome in ("failed", "error") or self.withheld
+        if not refused or self.withholds is None:
+            return []
+        op: str | None
+        if self.narrow is not None:
+            op, fields = self.narrow
+            names: tuple[str | None, ...] = fields or (None,)
+        else:
+            op, names = self.op, (self.field,)
+        return [self._refusal(name, op) for name in names]
+
+    def _refusal(self, name: str | None, op: str | None) -> Refusal:
+        assert self.withholds is not None
         return Refusal(
             self.claim, self.check, self.withholds,
-            self.entity, self.field, self.op, self.operation, self.note,
+            self.entity, name, op, self.operation, self.note,
         )  # fmt: skip
 
     def as_dict(self) -> dict[str, Any]:
@@ -86,6 +102,8 @@ class Report:
     leftovers: list[Leftover] = field(default_factory=list)
     aborted: str | None = None
     timings: Mapping[str, float] = field(default_factory=dict)
+    # With `--scope`: every entity and operation outside it, withheld as not verified
+    unverified: list[Refusal] = field(default_factory=list)
     stamp_file: str | None = None
     version: str = field(default_factory=verifier_version)
 
@@ -104,12 +122,15 @@ class Report:
 
     @property
     def stampable(self) -> bool:
-        """Only a whole, successful run is a proof the runtime may rely on."""
+        """Only a whole successful run is a proof the runtime may rely on (with
+        `--scope`, a whole proof of that part, the rest withheld as not verified)."""
         return self.outcome == "verified" and not self.only
 
     @property
     def refusals(self) -> list[Refusal]:
-        return [r for r in (x.refusal() for x in self.failures) if r is not None]
+        """What the stamp withholds: refused claims, routes the upstream does not
+        implement, and with `--scope` everything outside it."""
+        return [r for x in self.results for r in x.refusals()] + list(self.unverified)
 
     @property
     def partly_stampable(self) -> bool:
@@ -119,7 +140,7 @@ class Report:
         (`runtime.mapping.withhold`).
         """
         return (
-            self.outcome == "refused" and not self.only and len(self.refusals) == len(self.failures)
+            self.outcome == "refused" and not self.only and all(x.refusals() for x in self.failures)
         )
 
     def stamp(self) -> Stamp:
@@ -136,7 +157,7 @@ class Report:
                 e: {f: tuple(ops) for f, ops in fs.items()} for e, fs in self.proven_filters.items()
             },
             proven_sorts={e: tuple(fs) for e, fs in self.proven_sorts.items()},
-            refused=tuple(self.refusals) if self.outcome == "refused" else (),
+            refused=tuple(self.refusals),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -27,13 +27,13 @@ from typing import Protocol
 
 import httpx
 
-from runtime.mapping import Mapping, public_url
+from runtime.mapping import Mapping, Refusal, public_url
 from runtime.protocol import ProtocolError
 from runtime.upstream import UpstreamClient
 
 from ._catalog import MODULES
 from ._context import Ctx, VerifyOptions
-from ._failures import Skip, UpstreamMisbehaved, VerificationFailure, VerifyError
+from ._failures import NotRouted, Skip, UpstreamMisbehaved, VerificationFailure, VerifyError
 from ._graph import components, parents_first
 from ._ledger import Ledger
 from ._registry import CHECKS, CheckSpec, Phase, Subject
@@ -41,6 +41,7 @@ from ._report import CheckResult, Outcome, Report
 from ._wire import Recorder, evidence, scoped
 
 MAX_TIMEOUTS = 3
+OUTSIDE = "not verified: outside --scope"
 assert MODULES, "the checks register on import"
 Item = tuple[int, CheckSpec, Subject]
 
@@ -93,14 +94,20 @@ class _Runner:
         started = time.perf_counter()
 
         def done(
-            outcome: Outcome, note: str | None, failure: VerificationFailure | None = None
-        ) -> CheckResult:
+            outcome: Outcome, note: str | None, failure: VerificationFailure | None = None,
+            *, narrow: tuple[str, tuple[str, ...]] | None = None, withheld: bool = False,
+        ) -> CheckResult:  # fmt: skip
             seconds = time.perf_counter() - started
-            return _result(spec, subject, outcome, seconds, note=note, failure=failure)
+            return _result(spec, subject, outcome, seconds, note=note, failure=failure,
+                           narrow=narrow or (failure.narrow if failure else None),
+                           withheld=withheld)  # fmt: skip
 
         with scoped():
             try:
                 note = await spec.run(self.ctx, subject)
+            except NotRouted as skip:
+                narrow = (skip.op, ()) if skip.op else None
+                return done("skipped", skip.reason, narrow=narrow, withheld=True)
             except Skip as skip:
                 return done("skipped", skip.reason)
             except VerificationFailure as failure:
@@ -198,11 +205,13 @@ def _result(
     *,
     note: str | None = None,
     failure: VerificationFailure | None = None,
+    narrow: tuple[str, tuple[str, ...]] | None = None,
+    withheld: bool = False,
 ) -> CheckResult:
     return CheckResult(
         spec.name, subject.claim, subject.text, spec.phase, subject.entity,
         outcome, seconds, note, failure,
-        spec.withholds, subject.field, subject.op, subject.operation,
+        spec.withholds, subject.field, subject.op, subject.operation, narrow, withheld,
     )  # fmt: skip
 
 
@@ -211,9 +220,10 @@ def plan(mapping: Mapping, options: VerifyOptions) -> list[Item]:
     items: list[Item] = []
     for spec in CHECKS:
         for subject in spec.subjects(mapping):
-            if options.only and subject.entity is not None and subject.entity not in options.only:
+            chosen = options.chosen
+            if chosen and subject.entity is not None and subject.entity not in chosen:
                 continue
-            if options.only and spec.phase == "operations" and subject.entity is None:
+            if chosen and spec.phase == "operations" and subject.entity is None:
                 continue
             items.append((len(items), spec, subject))
     return items
@@ -246,6 +256,17 @@ async def run_verification(
     finally:
         if progress is not None:
             progress.stop()
+    planned = {subject.operation for _, _, subject in items}
+    unverified = [
+        Refusal(f"entities.{name}", "outside_scope", "reads", name, reason=OUTSIDE)
+        for name in mapping.entities
+        if options.scope and name not in options.scope
+    ] + [
+        Refusal(f"operations.{op.name}", "outside_scope", "operation", operation=op.name,
+                reason=OUTSIDE)
+        for op in mapping.operations
+        if options.scope and op.name not in planned
+    ]  # fmt: skip
     return Report(
         mapping_file=mapping_file,
         app=mapping.app.id,
@@ -266,4 +287,5 @@ async def run_verification(
         leftovers=list(ctx.ledger.leftovers),
         aborted=runner.aborted,
         timings=runner.timings,
+        unverified=unverified,
     )

@@ -45,9 +45,13 @@ def not_persisted(
 ) -> Any:
     names = [d.split(":", 1)[0] for d in differ]
     label = tag_field(entity)
-    whole = (label is not None and label.name in names) or len(names) * 2 > len(sent)
+    most = len(names) * 2 > len(sent)
+    whole = (label is not None and label.name in names) or most
     where = ("entities", entity.name)
     corrections: tuple[Correction, ...]
+    # Withheld from serving: this write when it stores little of what was sent, else
+    # only these fields of it (a lost label is the fix's concern, not the served one's).
+    narrow = (action, ()) if most else (action, tuple(names))
     if whole:
         # Later write checks on this entity would only report the same loss again.
         ctx.unstored[entity.name] = f"writes to {entity.name} are not stored (see its {action})"
@@ -64,6 +68,7 @@ def not_persisted(
         + "; ".join(differ[:4]),
         fix=fix,
         corrections=corrections,
+        narrow=narrow,
         **evidence("GET"),
     )
 

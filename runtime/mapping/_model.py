@@ -57,6 +57,9 @@ class ErrorStyle(StrEnum):
     PLAIN = "plain"
     # `{errors: [{message, extensions: {field, code}}]}`, as GraphQL spells errors.
     GRAPHQL = "graphql"
+    # `{error: {type, code, param, message}}`, one error naming its parameter, as
+    # Stripe spells it (`param` in form notation: `metadata[plan]`).
+    ERROR_OBJECT = "error-object"
 
 
 class Dialect(StrEnum):

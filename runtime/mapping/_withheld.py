@@ -9,7 +9,9 @@ was proven:
                operation that refers to it: a ref to a record that cannot be
                read back cannot be guarded, expanded or labelled
     writes     the entity is read; its creates, updates and deletes answer 403
-               `writes_not_verified` naming the refused claims
+               `writes_not_verified` naming the refused claims; a refusal with
+               an `op` (create, update, delete) withholds only that write, and
+               one with a `field` too only that write of that field
     operation  the operation answers 403 `writes_not_verified` naming them
     filter     that operator is no longer pushed down: it is evaluated here
     sort       that field is no longer sorted upstream: it is sorted here
@@ -54,14 +56,31 @@ class Withheld:
     writes: Claims = field(default_factory=frozen_map)
     operations: Claims = field(default_factory=frozen_map)
     pushdowns: Claims = field(default_factory=frozen_map)
+    # per entity, the refusals of one write (`op`), or of one field in one write
+    narrowed: AbcMapping[str, tuple[Refusal, ...]] = field(default_factory=frozen_map)
 
     def __bool__(self) -> bool:
-        return bool(self.reads or self.writes or self.operations or self.pushdowns)
+        return bool(self.reads or self.writes or self.operations or self.pushdowns or self.narrowed)
+
+    def write_refusals(self, entity: str, op: str, fields: Iterable[str] = ()) -> tuple[str, ...]:
+        """The refused claims that withhold this write of `entity`, with these fields."""
+        whole = self.writes.get(entity, ())
+        named = set(fields)
+        narrow = tuple(
+            f"{r.claim}" + (f" ({r.field})" if r.field else "")
+            for r in self.narrowed.get(entity, ())
+            if r.op == op and (r.field is None or r.field in named)
+        )
+        return (*whole, *dict.fromkeys(narrow))
 
     def describe(self) -> list[str]:
         """One line per withheld part, for a start-up note or a summary."""
         lines = [f"entity {n}: not served ({'; '.join(c)})" for n, c in self.reads.items()]
         lines += [f"entity {n}: writes refused ({'; '.join(c)})" for n, c in self.writes.items()]
+        for name, refusals in self.narrowed.items():
+            for r in refusals:
+                what = f"{r.op} of {r.field}" if r.field else f"{r.op}s"
+                lines.append(f"entity {name}: {what} refused ({r.claim})")
         lines += [f"operation {n}: refused ({'; '.join(c)})" for n, c in self.operations.items()]
         lines += [
             f"entity {n}: evaluated here, not upstream ({'; '.join(c)})"
@@ -133,14 +152,13 @@ def withhold(mapping: Mapping, refusals: Iterable[Refusal]) -> tuple[Mapping, Wi
         mapping, _group((r.entity, r.claim) for r in refused if r.scope == "reads" and r.entity)
     )
     gone = set(reads)
-    writes = _group(
-        (r.entity, r.claim)
-        for r in refused
-        if r.scope == "writes"
-        and r.entity
-        and r.entity in mapping.entities
-        and r.entity not in gone
-    )
+    kept = set(mapping.entities) - gone
+    writable = [r for r in refused if r.scope == "writes" and r.entity in kept]
+    writes = _group((str(r.entity), r.claim) for r in writable if r.op is None)
+    narrowed: dict[str, tuple[Refusal, ...]] = {}
+    for r in writable:
+        if r.op is not None and r.entity not in writes:
+            narrowed[str(r.entity)] = (*narrowed.get(str(r.entity), ()), r)
     operations = _group(
         (r.operation, r.claim) for r in refused if r.scope == "operation" and r.operation
     )
@@ -178,5 +196,6 @@ def withhold(mapping: Mapping, refusals: Iterable[Refusal]) -> tuple[Mapping, Wi
             {**{n: c for n, c in operations.items() if n in known and n not in dropped}, **dropped}
         ),
         pushdowns=frozen_map(pushdowns),
+        narrowed=frozen_map(narrowed),
     )
     return served, withheld

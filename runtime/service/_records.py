@@ -100,6 +100,28 @@ async def _referencing(reach: Reach, other: Entity, field: Field, record_id: str
         encoded = reach.upstream.dialect.encode_value(field, record_id)
         if encoded is not None:
             params[spelled.param] = encoded
+    try:
+        return await _scan_referrers(reach, other, field, record_id, params)
+    except ProtocolError as exc:
+        if not params or not exc.is_("upstream_error", "upstream_rejected"):
+            raise
+    # The upstream cannot answer the narrowed listing: cannot tell from it, so every
+    # record (within the scan bound) is read and checked here; never assumed unreferenced.
+    try:
+        return await _scan_referrers(reach, other, field, record_id, {})
+    except ProtocolError as exc:
+        if not exc.is_("upstream_error", "upstream_rejected"):
+            raise
+        raise ProtocolError(
+            "upstream_error",
+            f"Cannot tell whether a {other.name} record references this one: the upstream "
+            f"does not list them ({exc.message}); nothing was deleted.",
+        ) from exc
+
+
+async def _scan_referrers(
+    reach: Reach, other: Entity, field: Field, record_id: str, params: dict[str, str]
+) -> list[str]:
     scan = reach.upstream.scan(other, params, limit=reach.mapping.serve.scan_limit)
     ids: list[str] = []
     async for record in scan:

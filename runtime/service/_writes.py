@@ -33,8 +33,24 @@ def _write(entity: Entity, record_id: str | None, idem_key: str | None, idem_sco
     )
 
 
+def _refuse_unverified(
+    state: RuntimeState, entity: Entity, op: str, values: dict[str, Any] | None = None
+) -> None:
+    """403 `writes_not_verified` when verify refused this write (or a field it sends)."""
+    refused = state.withheld.write_refusals(entity.name, op, values or ())
+    if not refused:
+        return
+    what = "writes to" if entity.name in state.withheld.writes else f"this {op} of"
+    raise ProtocolError(
+        "writes_not_verified",
+        f"`a2map verify` refused {what} {entity.name} ({'; '.join(refused)}); "
+        "what it proved is served.",
+        refusedClaims=list(refused),
+    )
+
+
 def _checks(
-    state: RuntimeState, entity: Entity, precheck: Precheck, fields: str | None
+    state: RuntimeState, entity: Entity, precheck: Precheck, fields: str | None, op: str
 ) -> Callable[[Caller], None]:
     def checks(caller: Caller) -> None:
         precheck()
@@ -45,14 +61,7 @@ def _checks(
                 "writes_not_verified",
                 "Writes to this app were never proven by `a2map verify`; only reads are served.",
             )
-        refused = state.withheld.writes.get(entity.name)
-        if refused:
-            raise ProtocolError(
-                "writes_not_verified",
-                f"`a2map verify` refused writes to {entity.name} ({'; '.join(refused)}); "
-                "only its reads are served.",
-                refusedClaims=list(refused),
-            )
+        _refuse_unverified(state, entity, op)
 
     return checks
 
@@ -72,9 +81,11 @@ async def create_record(
     write = _write(entity, record_id, headers.get("idempotency-key"), entity.name)
 
     async def guard() -> dict[str, Any]:
-        return await guarded(
+        values = await guarded(
             state, entity.create_fields(), body, require=True, write_allow=entity.write_allow
         )
+        _refuse_unverified(state, entity, "create", values)
+        return values
 
     async def act(caller: Caller, values: dict[str, Any]) -> Done:
         stored = await create(state, entity, values)
@@ -86,7 +97,7 @@ async def create_record(
         )
 
     done, text = await run_write(
-        state, headers, write, checks=_checks(state, entity, precheck, fields),
+        state, headers, write, checks=_checks(state, entity, precheck, fields, "create"),
         guard=guard, act=act, receipt=receipt,
     )  # fmt: skip
     return _answer(done, text, fields)
@@ -100,9 +111,11 @@ async def update_record(
     write = _write(entity, record_id, key, f"{entity.name}#{record_id}")
 
     async def guard() -> dict[str, Any]:
-        return await guarded(
+        values = await guarded(
             state, entity.fields, body, require=False, write_allow=entity.write_allow
         )
+        _refuse_unverified(state, entity, "update", values)
+        return values
 
     async def act(caller: Caller, values: dict[str, Any]) -> Done:
         if record_id is None:
@@ -116,7 +129,7 @@ async def update_record(
         )
 
     done, text = await run_write(
-        state, headers, write, checks=_checks(state, entity, precheck, fields),
+        state, headers, write, checks=_checks(state, entity, precheck, fields, "update"),
         guard=guard, act=act, receipt=receipt,
     )  # fmt: skip
     return _answer(done, text, fields)
@@ -140,7 +153,7 @@ async def delete_record(
         return await receipts.for_record(state, caller, "Deleted", entity, gone, ())
 
     done, text = await run_write(
-        state, headers, write, checks=_checks(state, entity, precheck, fields),
+        state, headers, write, checks=_checks(state, entity, precheck, fields, "delete"),
         act=act, receipt=receipt,
     )  # fmt: skip
     return _answer(done, text, fields)

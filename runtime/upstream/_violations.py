@@ -7,6 +7,7 @@ so an agent sees ``title``, never ``attributes.title`` or ``/data/attributes/tit
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -131,6 +132,28 @@ def _graphql(body: Any, out: Found) -> None:
         out.append((path, error["message"]))
 
 
+_BRACKETS = re.compile(r"\[([^\]]*)\]")
+
+
+def _form_param(param: str) -> Path | None:
+    """``metadata[plan]`` -> ``("metadata", "plan")``; ``items[0][price]`` likewise."""
+    head, _, rest = param.partition("[")
+    if not head:
+        return None
+    return (head, *_BRACKETS.findall("[" + rest)) if rest else (head,)
+
+
+def _error_object(body: Any, out: Found) -> None:
+    """``{error: {type, code, param, message}}``: one error, its parameter in form notation."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+        _plain(body, out)
+        return
+    param = error.get("param")
+    path = _form_param(param) if isinstance(param, str) and param else None
+    out.append((path, error["message"]))
+
+
 def _plain(body: Any, out: Found) -> None:
     if isinstance(body, dict):
         general = [body[k] for k in _GENERAL_KEYS if isinstance(body.get(k), str)]
@@ -149,6 +172,7 @@ ERROR_DIALECTS: dict[str, Callable[[Any, Found], None]] = {
     "jsonapi": _jsonapi,
     "plain": _plain,
     "graphql": _graphql,
+    "error-object": _error_object,
 }
 
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import httpx
 
+from samples.stacks_common.launch import StackError
+from samples.stripe_mock.spec import stripe_spec
 from tests.fixtures.servers import start_kanban
 from tests.fixtures.stacks import (
     start_directus,
@@ -23,6 +25,7 @@ from tests.fixtures.stacks import (
     start_pocketbase,
     start_rails,
     start_stack,
+    start_stripe,
 )
 
 Records = list[dict[str, Any]]
@@ -100,6 +103,22 @@ def offset_pages(limit: str, offset: str, per_page: int, items: str) -> Walk:
     return walk
 
 
+def cursor_after(size: int) -> Walk:
+    """Pages by the last id (Stripe's `limit`, `starting_after`, `has_more`, items in `data`)."""
+
+    def walk(upstream: Upstream, path: str, params: Mapping[str, str]) -> Records:
+        records: Records = []
+        query = {**params, "limit": str(size)}
+        while True:
+            body = _get(upstream, upstream.url + path, query).json()
+            records.extend(body["data"])
+            if not body["has_more"] or not body["data"]:
+                return records
+            query = {**params, "limit": str(size), "starting_after": str(body["data"][-1]["id"])}
+
+    return walk
+
+
 def whole(upstream: Upstream, path: str, params: Mapping[str, str]) -> Records:
     """One answer holds the whole listing (json-server without `_page`)."""
     records: Records = _get(upstream, upstream.url + path, params).json()
@@ -139,6 +158,22 @@ class Stack:
     entity: str = "cards"
     # Served by a gateway under this path prefix (tests/fixtures/prefixproxy.py), or not
     mount: str | None = None
+    # Where `a2map verify` needs more than the mapping, and why
+    verify_extra: tuple[str, ...] = ()
+    # What the upstream truly cannot do: {claim: the failure verify refuses it with}.
+    # Empty: verify exits 0. Else it exits 1, refusing exactly these, and the runtime
+    # serves the proven part through the gate.
+    refused: Mapping[str, str] = field(default_factory=dict)
+    # Writes of `entity` the runtime then refuses (403 `writes_not_verified`), each with
+    # its body and the refused claim it names: {"create" | "delete": (body, claim)}
+    refused_writes: Mapping[str, tuple[Mapping[str, Any], str]] = field(default_factory=dict)
+
+
+def _stripe_spec() -> str:
+    try:
+        return str(stripe_spec())
+    except StackError:
+        return "stripe-spec-not-installed.json"  # the stack will not start either
 
 
 def _token(variable: str) -> Callable[[Upstream], dict[str, str]]:
@@ -304,6 +339,58 @@ STACKS: tuple[Stack, ...] = (
         update={"title": "Checklist card, done", "done": True, "due": None},
         invalid=({"due": "31-12-2026", "done": "yes", "nope": 1},
                  ("missing_required", "invalid_daykey", "invalid_boolean", "unknown_field")),
+    ),
+    Stack(
+        name="stripe",
+        start=lambda: start_stripe(seed="rich"),
+        app_id="stripe-mock",
+        secret_header="Authorization: Bearer ${STRIPE_TOKEN}",
+        secrets=_token("STRIPE_TOKEN"),
+        # The real service publishes its spec apart from its API (the issue allows it).
+        probe_extra=("--openapi", _stripe_spec()),
+        paths={"customers": "/v1/customers", "products": "/v1/products",
+               "prices": "/v1/prices"},
+        walk=cursor_after(100),
+        entity="customers",
+        described={
+            "customers.email": {"type": "string"},
+            "customers.created": {"type": "datetime", **READ_ONLY},
+            "customers.livemode": {"type": "boolean", **READ_ONLY},
+            "prices.product": {"type": "ref", "entity": "products"},
+            "prices.created": {"type": "datetime", **READ_ONLY},
+            "products.name": {"type": "string", **REQUIRED},
+        },
+        native=('email = "ada@example.com"', {"email": "ada@example.com"}),
+        either=('email = "ada@example.com" || description = "Compiler pioneer"',
+                lambda r: r.get("email") == "ada@example.com"
+                or r.get("description") == "Compiler pioneer"),
+        create={"email": "checklist@example.com", "description": "Checklist customer"},
+        update={"description": "Checklist customer, updated", "email": "done@example.com"},
+        invalid=({"email": 5, "balance": "x", "nope": 1},
+                 ("invalid_string", "invalid_number", "unknown_field")),
+        # The spec lists 70 collections and the mock serves a few: verify proves and
+        # stamps these three (the rest is withheld as not verified), and writes records
+        # it cannot delete (the mock has no DELETE routes): a disposable upstream.
+        verify_extra=("--scope", "customers,products,prices", "--allow-leftovers"),
+        refused={
+            # the mock drops `name` (and nested objects' unknown keys) on create
+            "entities.customers.write.create": "WriteNotPersisted",
+            "entities.customers.write.update": "WriteNotPersisted",
+            "entities.prices.write.create": "WriteNotPersisted",
+            "entities.prices.write.update": "WriteNotPersisted",
+            "entities.products.write.create": "WriteNotPersisted",
+            # a create needs `product` or `product_data`: a one-of the guard cannot say
+            "entities.prices.write.create.minimal": "CreateRefused",
+            # the mock stores `active` as the text "true": `active=true` misses those
+            "entities.products.filter.active.=": "FilterDropsRecords",
+            # the spec's `source` is required by the mock, not declared so in the body
+            "operations.sources-customer-post": "OperationRefused",
+        },
+        refused_writes={
+            "create": ({"email": "named@example.com", "name": "Ada"},
+                       "entities.customers.write.create (name)"),
+            "delete": ({}, "entities.customers.write.delete"),
+        },
     ),
 )  # fmt: skip
 

@@ -99,8 +99,9 @@ def run(
     linted = lint(mapping)
     before = snapshot(stack, upstream)
     report_path = where / "report.json"
+    command = ["verify", str(mapping), "--json", str(report_path), *stack.verify_extra]
     done = subprocess.run(
-        [sys.executable, "-m", "mapper", "verify", str(mapping), "--json", str(report_path)],
+        [sys.executable, "-m", "mapper", *command],
         env={**os.environ, **env_of(stack, upstream)},
         cwd=ROOT,
         capture_output=True,
@@ -114,7 +115,8 @@ def run(
 @pytest.fixture(scope="module")
 def served(stack: Stack, upstream: Upstream, run: Run) -> Iterator[RuntimeServer]:
     """The probed mapping served through the verification gate (no --allow-unverified)."""
-    if run.verify is None or run.verify.returncode != 0:
+    expected = 1 if stack.refused else 0
+    if run.verify is None or run.verify.returncode != expected:
         pytest.fail(f"{stack.name}: nothing verified to serve (see the verify line)")
     env = env_of(stack, upstream)
     with start_runtime(run.mapping, upstream, grants=GRANTS, env=env, verified=True) as rt:
@@ -199,15 +201,39 @@ def test_probe_from_the_root_url_exits_0_and_lints(stack: Stack, run: Run) -> No
     assert set(stack.paths) <= set(yaml.safe_load(run.mapping.read_text())["entities"])
 
 
-def test_verify_proves_every_claim(run: Run) -> None:
+def test_verify_proves_every_claim_or_refuses_exactly_what_the_row_names(
+    stack: Stack, run: Run
+) -> None:
     assert run.verify is not None, run.probe.output
-    assert run.verify.returncode == 0, run.verify.stdout[-4000:] + run.verify.stderr[-2000:]
-    assert run.report["outcome"] == "verified" and run.report["summary"]["failed"] == 0
+    shown = run.verify.stdout[-4000:] + run.verify.stderr[-2000:]
+    if not stack.refused:
+        assert run.verify.returncode == 0, shown
+        assert run.report["outcome"] == "verified" and run.report["summary"]["failed"] == 0
+        return
+    # Refused: exactly the claims the row names, each with its failure, and a stamp for
+    # the proven part.
+    assert run.verify.returncode == 1, shown
+    failed = {c["claim"]: c["failure"]["type"] for c in run.report["checks"]
+              if c["outcome"] in ("failed", "error")}  # fmt: skip
+    assert failed == dict(stack.refused), shown
+    assert run.mapping.with_suffix(".verified.json").exists(), shown
 
 
-def test_verify_leaves_the_upstream_as_it_found_it(run: Run) -> None:
+def leftovers(run: Run) -> set[tuple[str, str]]:
+    """What verify reports it left behind (entities it cannot delete), as it printed it."""
+    left = run.report.get("cleanup", {}).get("leftovers", [])
+    return {(str(x["entity"]), str(x["id"])) for x in left}
+
+
+def test_verify_leaves_the_upstream_as_it_found_it(stack: Stack, run: Run) -> None:
     assert run.verify is not None, run.probe.output
-    assert run.before and run.after == run.before
+    left = leftovers(run)
+    print(f"{stack.name}: verify left {sorted(left)}")
+    after = {
+        entity: [r for r in records if (entity, id_of(json.loads(r))) not in left]
+        for entity, records in run.after.items()
+    }
+    assert run.before and after == run.before
 
 
 def test_the_runtime_serves_it_through_the_gate(stack: Stack, served: RuntimeServer) -> None:
@@ -286,8 +312,31 @@ def test_create_update_delete_land_upstream_as_reported(
     assert all(same(stored.get(wire[k]), v) for k, v in changes.items()), (stored, changes)
 
     deleted = call(served, "DELETE", records_path(stack.entity, ident))
+    if "delete" in stack.refused_writes:
+        # Verify refused it (the upstream cannot): refused naming the claim, and kept.
+        refused_by_gate(deleted, stack.refused_writes["delete"][1])
+        assert direct_record(stack, upstream, ident) is not None
+        return
     assert deleted.status_code == 200 and deleted.json()["deleted"] == ident, deleted.text
     assert direct_record(stack, upstream, ident) is None
+
+
+def refused_by_gate(answer: httpx.Response, claim: str) -> None:
+    assert answer.status_code == 403, answer.text
+    assert answer.json()["code"] == "writes_not_verified", answer.text
+    assert claim in answer.json()["refusedClaims"], answer.text
+
+
+def test_a_write_verify_refused_is_refused_naming_it_and_reaches_nothing(
+    stack: Stack, upstream: Upstream, served: RuntimeServer
+) -> None:
+    if "create" not in stack.refused_writes:
+        assert not stack.refused, "a row whose verify refuses writes names one to try"
+        return
+    body, claim = stack.refused_writes["create"]
+    before = snapshot(stack, upstream)
+    refused_by_gate(call(served, "POST", records_path(stack.entity), dict(body)), claim)
+    assert snapshot(stack, upstream) == before
 
 
 def test_an_invalid_create_is_refused_whole_and_reaches_nothing(

@@ -48,6 +48,15 @@ def _graphql_error(answer: Exchange | None) -> bool:
     )  # fmt: skip
 
 
+def _error_object(answer: Exchange | None) -> bool:
+    """``{error: {type, message, ...}}``: one error object, as Stripe spells errors."""
+    body = answer.body if answer is not None else None
+    error = body.get("error") if isinstance(body, Mapping) and len(body) == 1 else None
+    return isinstance(error, Mapping) and all(
+        isinstance(error.get(k), str) for k in ("type", "message")
+    )
+
+
 def dialects(
     observations: Iterable[Observation],
     query_params: Iterable[str],
@@ -77,6 +86,10 @@ def dialects(
     elif _graphql_error(anonymous):
         errors = "graphql"
         notes.append("upstream.errors: graphql (sample: an {errors: [{message, extensions}]} "
+                     "answer without credentials)")  # fmt: skip
+    elif _error_object(anonymous):
+        errors = "error-object"
+        notes.append("upstream.errors: error-object (sample: an {error: {type, message}} "
                      "answer without credentials)")  # fmt: skip
     else:
         errors = "plain"

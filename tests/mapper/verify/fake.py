@@ -90,7 +90,7 @@ FILTERS = {
 QUIRKS = frozenset({
     "ignore-done-filter", "title-optional", "priority-open", "created-writable", "cascade",
     "delete-noop", "drop-done", "ignore-ordering", "duplicate-pages", "position-required",
-    "unique-titles", "created-kept",
+    "unique-titles", "created-kept", "no-delete-route",
 })  # fmt: skip
 
 
@@ -155,6 +155,8 @@ class FakeApi:
             return httpx.Response(200, json=record)
         if request.method == "GET":
             return httpx.Response(200, json=record)
+        if request.method == "DELETE" and "no-delete-route" in self.quirks and table == "cards":
+            return httpx.Response(404, json={"detail": "No matching path."})
         if request.method == "DELETE":
             return self._delete(table, record)
         return self._update(table, record, json.loads(request.content or b"{}"))

@@ -106,6 +106,8 @@ runner = CliRunner()
     [
         (["missing.yaml"], "no such mapping file"),
         (["{m}", "--only", "nothing"], "--only names no entity: nothing"),
+        (["{m}", "--scope", "cards,nothing"], "--scope names no entity: nothing"),
+        (["{m}", "--only", "cards", "--scope", "lists"], "--only and --scope exclude each other"),
         (["{m}", "--write-corrected", "{m}"], "never rewrites a mapping"),
         (["{m}", "--read-only", "--include-destructive"], "exclude each other"),
     ],

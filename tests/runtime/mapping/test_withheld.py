@@ -92,3 +92,29 @@ def test_a_refused_pushdown_is_evaluated_here_and_the_rest_stays() -> None:
 def test_nothing_refused_withholds_nothing() -> None:
     served, withheld = withhold(MAPPING, ())
     assert served == MAPPING and not withheld and withheld.describe() == []
+
+
+def test_a_refusal_of_one_write_or_one_field_withholds_only_that() -> None:
+    refused = (
+        Refusal("entities.cards.write.delete", "delete_removes", "writes", "cards", op="delete"),
+        Refusal("entities.cards.write.create", "create_roundtrip", "writes", "cards", "due",
+                "create"),
+        Refusal("entities.lists.write.update", "update_roundtrip", "writes", "lists", op="update"),
+        Refusal("entities.lists.write.create", "create_roundtrip", "writes", "lists"),
+    )  # fmt: skip
+    served, withheld = withhold(MAPPING, refused)
+    assert list(served.entities) == ALL and dict(withheld.writes) == {
+        "lists": ("entities.lists.write.create",)
+    }
+    assert withheld.write_refusals("cards", "delete") == ("entities.cards.write.delete",)
+    assert withheld.write_refusals("cards", "create", ["title"]) == ()
+    assert withheld.write_refusals("cards", "create", ["title", "due"]) == (
+        "entities.cards.write.create (due)",
+    )
+    assert withheld.write_refusals("cards", "update", ["due"]) == ()
+    # A whole refusal of an entity's writes covers its narrower ones too.
+    assert withheld.write_refusals("lists", "create") == ("entities.lists.write.create",)
+    assert "lists" not in withheld.narrowed
+    lines = withheld.describe()
+    assert "entity cards: deletes refused (entities.cards.write.delete)" in lines
+    assert "entity cards: create of due refused (entities.cards.write.create)" in lines
