@@ -139,3 +139,22 @@ def test_discovery_follows_what_the_root_answer_links(case: Linked) -> None:
     assert notes == ([case.note] if case.note else [])
     if found is not None and case.note is None:
         assert found.found is not None and found.upstream_path == found.location
+
+
+def test_a_spec_whose_routes_answer_404_here_is_passed_over() -> None:
+    """A FastAPI app mounted under /api publishes a spec at the root without its
+    `servers:`: its first plain GET route answers 404 there, and discovery goes on."""
+    paths = {"/health": {"get": {}}, "/flows/{id}": {"get": {}}}
+    root_spec = {"openapi": "3.1.0", "paths": paths}
+    mounted_spec = {**root_spec, "servers": [{"url": "/api"}]}
+    answers = {"/openapi.json": httpx.Response(200, json=root_spec),
+               "/api/openapi.json": httpx.Response(200, json=mounted_spec),
+               "/api/health": httpx.Response(200, json=True)}  # fmt: skip
+    fake = Fake(lambda request: answers.get(request.url.path, httpx.Response(404, json={})))
+    notes: list[str] = []
+    found = discover(ProbeClient(BASE, {}, transport=fake.transport), None, notes)
+    assert found is not None and found.location == "/api/openapi.json"
+    assert notes == ["spec: /openapi.json: its GET /health answered 404 here: not this API's "
+                     "description"]  # fmt: skip
+    asked = [path for _, path in fake.log]
+    assert asked[:2] == ["/openapi.json", "/health"] and asked[-1] == "/api/health"
