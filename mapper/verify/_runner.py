@@ -60,6 +60,13 @@ class _Runner:
         self.aborted: str | None = None
         self.timeouts = 0
         self.timings: dict[str, float] = {}
+        # An upstream that fails under concurrent checks (503, dropped connections, as
+        # SQLite-backed servers do) is then checked one check at a time.
+        self.alone = asyncio.Lock()
+        self.idle = asyncio.Condition()
+        self.running = 0
+        self.serial = False
+        self.solo = False
 
     def items(self, phase: Phase, entity: str | None = None) -> list[Item]:
         return [
@@ -85,9 +92,32 @@ class _Runner:
             if self.aborted is not None:
                 self.skip([(index, spec, subject)], f"not run: {self.aborted}")
                 continue
-            self.record(index, await self.run_one(spec, subject))
+            self.record(index, await self.run_alone_if_busy(spec, subject))
             if spec.writes and subject.entity:
                 self.ctx.changed(self.ctx.entity(subject.entity))
+
+    async def run_alone_if_busy(self, spec: CheckSpec, subject: Subject) -> CheckResult:
+        """A check; when the upstream fails it for being unavailable while other checks
+        run, it runs again alone once they are done, and every later check waits its turn."""
+        if not self.serial:
+            self.running += 1
+            try:
+                result = await self.run_one(spec, subject)
+            finally:
+                self.running -= 1
+                async with self.idle:
+                    self.idle.notify_all()
+            if result.note != "upstream_unavailable":
+                return result
+            self.serial = True
+        async with self.alone:
+            async with self.idle:
+                await self.idle.wait_for(lambda: self.running == 0)
+            self.solo = True
+            try:
+                return await self.run_one(spec, subject)
+            finally:
+                self.solo = False
 
     async def run_one(self, spec: CheckSpec, subject: Subject) -> CheckResult:
         started = time.perf_counter()
@@ -118,7 +148,8 @@ class _Runner:
         return done("passed", note)
 
     def _upstream_failed(self, spec: CheckSpec, exc: ProtocolError) -> VerificationFailure:
-        if exc.is_("upstream_unavailable"):
+        if exc.is_("upstream_unavailable") and self.solo:
+            # Unavailable even alone (see `run_alone_if_busy`).
             self.aborted = f"the upstream is unreachable ({exc.message})"
         elif exc.is_("upstream_timeout"):
             self.timeouts += 1

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import httpx
 
 from tests.fixtures.servers import start_kanban
-from tests.fixtures.stacks import start_jsonserver, start_pocketbase, start_rails
+from tests.fixtures.stacks import start_jsonserver, start_pocketbase, start_prefect, start_rails
 
 Records = list[dict[str, Any]]
 
@@ -35,7 +35,8 @@ class Upstream(Protocol):
     def headers(self) -> dict[str, str]: ...
 
 
-Walk = Callable[[Upstream, str, Mapping[str, str]], Records]
+# The upstream's own filter: query parameters, or the keys of a POSTed filter body
+Walk = Callable[[Upstream, str, Mapping[str, Any]], Records]
 
 
 def _get(upstream: Upstream, url: str, params: Mapping[str, str]) -> httpx.Response:
@@ -79,6 +80,24 @@ def numbered_pages(page: str, size: str, per_page: int, items: str = "") -> Walk
     return walk
 
 
+def posted_offsets(per_page: int) -> Walk:
+    """Pages POSTed as `{offset, limit, <filter objects>}` until a short one (Prefect)."""
+
+    def walk(upstream: Upstream, path: str, params: Mapping[str, Any]) -> Records:
+        records: Records = []
+        while True:
+            body = {**params, "offset": len(records), "limit": per_page}
+            answer = httpx.post(upstream.url + path, json=body, headers=upstream.headers,
+                                timeout=30)  # fmt: skip
+            assert answer.status_code == 200, f"POST {path}: {answer.status_code} {answer.text}"
+            chunk: Records = answer.json()
+            records.extend(chunk)
+            if len(chunk) < per_page:
+                return records
+
+    return walk
+
+
 def whole(upstream: Upstream, path: str, params: Mapping[str, str]) -> Records:
     """One answer holds the whole listing (json-server without `_page`)."""
     records: Records = _get(upstream, upstream.url + path, params).json()
@@ -106,7 +125,7 @@ class Stack:
     # Describe as the upstream stores them: {"entity.field": attribute: value}
     described: Mapping[str, Mapping[str, Any]]
     # One filter the upstream evaluates itself: (protocol filter, the upstream's own params)
-    native: tuple[str, dict[str, str]]
+    native: tuple[str, dict[str, Any]]
     # A cross-field `||`: (protocol filter, the records of the direct listing it selects)
     either: tuple[str, Callable[[dict[str, Any]], bool]]
     create: Mapping[str, Any]
@@ -229,6 +248,30 @@ STACKS: tuple[Stack, ...] = (
         update={"title": "Checklist card, done", "done": True, "due": None},
         invalid=({"listId": Ref("lists"), "due": "31-12-2026", "done": "yes", "nope": 1},
                  ("invalid_daykey", "invalid_boolean", "unknown_field")),
+    ),
+    Stack(
+        name="prefect",
+        start=lambda: start_prefect(seed="rich"),
+        app_id="prefect",
+        secret_header=None,
+        secrets=lambda upstream: {},
+        paths={name: f"/api/{name}/filter" for name in ("variables", "flows")},
+        # Prefect refuses a limit above 200
+        walk=posted_offsets(200),
+        described={
+            "variables.name": {"type": "string", **REQUIRED, "max": 255},
+            "variables.value": {"type": "json", **REQUIRED},
+            "variables.created": {"type": "datetime", **READ_ONLY},
+            "variables.updated": {"type": "datetime", **READ_ONLY},
+        },
+        native=('name ~ "text"', {"variables": {"name": {"like_": "text"}}}),
+        either=('name ~ "text" || tags ~ "flag"',
+                lambda r: "text" in r["name"] or "flag" in r["tags"]),
+        create={"name": "checklist_variable", "value": "hello", "tags": ["checklist"]},
+        update={"name": "checklist_variable_done", "value": 7},
+        invalid=({"name": "x" * 300, "created": "2027-01-02T10:00:00Z", "nope": 1},
+                 ("invalid_string", "read_only_field", "unknown_field", "missing_required")),
+        entity="variables",
     ),
 )  # fmt: skip
 
