@@ -19,6 +19,7 @@ from runtime.upstream import operation_request
 from ._context import Ctx
 from ._failures import (
     Correction,
+    OperationNotProven,
     OperationRefused,
     OperationResponseShape,
     ReadOnlyOperationWrote,
@@ -28,7 +29,7 @@ from ._listing import some_records
 from ._registry import CHECKS, Subject
 from ._subjects import each_operation
 from ._values import NO_VALUE, same, scalar
-from ._wire import evidence
+from ._wire import evidence, last
 
 _PLACEHOLDER = re.compile(r"\{([^}]*)\}")
 
@@ -70,6 +71,7 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
     index = ctx.mapping.operations.index(op)
     args: dict[str, Any] = {}
     target: tuple[str, str] | None = None
+    made_up: list[str] = []  # params no record of the run fills: values made up
     for name, param in op.params.items():
         if param.is_ref and param.entity:
             owner = ctx.entity(param.entity)
@@ -82,6 +84,7 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
             if value is NO_VALUE:
                 raise Skip(f"no {param.type} value for {name}")
             args[name] = value
+            made_up.append(name)
     before = await _read(ctx, target) if target and op.read_only else None
     built = operation_request(request, args)
     path, params, body = built.path, built.params, built.json
@@ -93,6 +96,17 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
     except ProtocolError as exc:
         if not exc.from_upstream or exc.is_("upstream_unavailable"):
             raise
+        answered = last()
+        if made_up and answered is not None and answered.status in (400, 404, 422):
+            # A made-up name, tag or token names nothing there: the call proves nothing
+            # either way, and the operation stays withheld.
+            raise OperationNotProven(
+                f"{op.name}: {request.method} {path}: called with made-up "
+                f"{', '.join(made_up)}, answered HTTP {answered.status}: not proven",
+                fix=f"operations[{index}] ({op.name}) stays withheld unless its "
+                f"{', '.join(made_up)} can name one of the run's own records (a ref)",
+                **evidence(),
+            ) from None
         raise OperationRefused(
             f"{op.name}: {request.method} {path}: {exc.message}",
             fix=f"check operations[{index}] ({op.name}): request method, path, send and params",

@@ -12,7 +12,7 @@
          FieldTypeMismatch, NormalizationNotApplied, GetNotFound, DanglingRef,
          DeleteEffectMismatch, WriteNameIgnored, ClientIdIgnored, FindByNotUnique,
          WriteAnswerMissing,
-         OperationRefused, OperationResponseShape, ReadOnlyOperationWrote
+         OperationRefused, OperationNotProven, OperationResponseShape, ReadOnlyOperationWrote
 
     VerifyError (Exception)                 our mapping file or this tool is wrong; no claim tested
     ├─ MappingUnusable                      the file does not load, a variable is unset
@@ -235,6 +235,12 @@ class FindByNotUnique(MappingAtFault):
 
 class OperationRefused(MappingAtFault):
     title = "the upstream refused an operation called as declared"
+
+
+class OperationNotProven(MappingAtFault):
+    """Called with values the verifier made up, it named nothing the upstream holds."""
+
+    title = "an operation the verifier could not exercise: not proven"
 
 
 class OperationResponseShape(MappingAtFault):

@@ -41,6 +41,8 @@ from ._report import CheckResult, Outcome, Report
 from ._wire import Recorder, evidence, scoped
 
 MAX_TIMEOUTS = 3
+# Seconds between the tries of a check the upstream answered unavailable while alone.
+SOLO_PAUSES = (1.0, 3.0)
 assert MODULES, "the checks register on import"
 Item = tuple[int, CheckSpec, Subject]
 
@@ -67,6 +69,7 @@ class _Runner:
         self.running = 0
         self.serial = False
         self.solo = False
+        self.last_try = False
 
     def items(self, phase: Phase, entity: str | None = None) -> list[Item]:
         return [
@@ -115,9 +118,17 @@ class _Runner:
                 await self.idle.wait_for(lambda: self.running == 0)
             self.solo = True
             try:
+                for pause in SOLO_PAUSES:
+                    # Busy alone too (a lock held by the upstream's own work): it said
+                    # to try later, so it is tried again after a pause.
+                    result = await self.run_one(spec, subject)
+                    if result.note != "upstream_unavailable" or self.aborted is not None:
+                        return result
+                    await asyncio.sleep(pause)
+                self.last_try = True
                 return await self.run_one(spec, subject)
             finally:
-                self.solo = False
+                self.solo = self.last_try = False
 
     async def run_one(self, spec: CheckSpec, subject: Subject) -> CheckResult:
         started = time.perf_counter()
@@ -148,8 +159,8 @@ class _Runner:
         return done("passed", note)
 
     def _upstream_failed(self, spec: CheckSpec, exc: ProtocolError) -> VerificationFailure:
-        if exc.is_("upstream_unavailable") and self.solo:
-            # Unavailable even alone (see `run_alone_if_busy`).
+        if exc.is_("upstream_unavailable") and self.last_try:
+            # Unavailable even alone, after pauses (see `run_alone_if_busy`).
             self.aborted = f"the upstream is unreachable ({exc.message})"
         elif exc.is_("upstream_timeout"):
             self.timeouts += 1

@@ -152,7 +152,7 @@ def _high_or_done(priority: str, done: str) -> Callable[[dict[str, Any]], bool]:
 
 # What `verify` refuses on Prefect, and why; the rest (every listing, read, field type,
 # variables' and flows' writes, filters) is proven and served through the partial stamp.
-_MADE_UP = "its path names a record by a value the verifier makes up (a name, tag, slug, key)"
+_MADE_UP = "not proven: a path or query value the verifier makes up names no record there"
 _NOT_A_SLUG = "the upstream checks a name beyond its spec (a slug), and no record shows it"
 _NESTED = "a required nested object (state, trigger, filter) made up as free JSON"
 _UUID = "an id the spec types as a uuid, made up as text (the ref's target is not mapped)"
@@ -161,9 +161,10 @@ PREFECT_REFUSED: dict[str, str] = {
        for name, reason in (("artifacts", _NOT_A_SLUG), ("automations", _NESTED),
                             ("block_documents", _NOT_A_SLUG), ("block_schemas", _UUID),
                             ("deployments", _UUID), ("flow_runs", _NESTED),
-                            ("work_pools", "its client-chosen name is not sent"))
-       for minimal in ("", ".minimal")},
+                            ("work_pools", _NESTED))
+       for minimal in ("", ".minimal") if (name, minimal) != ("work_pools", ".minimal")},
     "entities.task_runs.write.create": _NESTED,
+    "entities.work_pools.id.client": _NESTED,
     "entities.v2_concurrency_limits.write.create": "active_slots decays by the made-up "
     "slot_decay_per_second before it is read back",
     "entities.work_queues.write.create": "Prefect stores its filter JSON in a shape of its own",
@@ -178,10 +179,10 @@ PREFECT_REFUSED: dict[str, str] = {
                     "queues-work-pools-get", "name-work-queues", "latest-artifacts",
                     "checksum-block-schemas", "collections-views", "name-variables",
                     "ui-task-runs")},
-    "operations.flow-run-states-get": "a required uuid query parameter made up as text",
-    "operations.task-run-states-get": "a required uuid query parameter made up as text",
-    "operations.csrf-token": "the server's CSRF protection is off: it refuses the call",
-    "operations.events-filter-next": "a required page token the verifier cannot make up",
+    "operations.flow-run-states-get": _MADE_UP,
+    "operations.task-run-states-get": _MADE_UP,
+    "operations.csrf-token": _MADE_UP + " (its CSRF protection is off: refused anyway)",
+    "operations.events-filter-next": _MADE_UP,
 }  # fmt: skip
 
 
@@ -293,7 +294,12 @@ STACKS: tuple[Stack, ...] = (
         app_id="prefect",
         secret_header=None,
         secrets=lambda upstream: {},
-        paths={name: f"/api/{name}/filter" for name in ("variables", "flows")},
+        # Every collection named by `id` (work pools are named by their name), but work
+        # queues, whose status Prefect's own services update while it runs
+        paths={name: f"/api/{name.replace('v2_', 'v2/')}/filter" for name in (
+            "variables", "flows", "deployments", "flow_runs", "task_runs", "artifacts",
+            "automations", "block_types", "block_schemas", "block_documents",
+            "concurrency_limits", "v2_concurrency_limits", "saved_searches")},
         # Prefect refuses a limit above 200
         walk=posted_offsets(200),
         described={
