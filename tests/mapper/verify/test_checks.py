@@ -106,6 +106,17 @@ async def test_a_faithful_upstream_verifies_and_is_left_as_found() -> None:
     assert report.proven_sorts["cards"] == ["id", "title", "created"]
 
 
+async def test_an_upstream_busy_under_concurrent_checks_is_checked_one_at_a_time() -> None:
+    """Two creates answered 503: the check runs again alone, then after a pause, and the
+    run still proves every claim."""
+    api = FakeApi("busy-twice")
+    before = {table: dict(rows) for table, rows in api.tables.items()}
+    report = await verify(api)
+    assert report.outcome == "verified", [r.as_dict() for r in report.failures]
+    assert api.tables == before
+    assert sum(1 for r in api.requests if r.method == "POST") > 2
+
+
 @pytest.mark.parametrize("case", SCENARIOS, ids=lambda s: s.quirk)
 async def test_each_disproved_claim_is_named_with_evidence_and_fix(case: Scenario) -> None:
     api = FakeApi(case.quirk)
