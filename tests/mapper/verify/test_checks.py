@@ -21,6 +21,7 @@ from mapper.verify._failures import (
     FilterIgnored,
     FindByNotUnique,
     ListDuplicates,
+    OperationNotProven,
     ReadAfterDeleteSucceeded,
     ReadOnlyFieldWritable,
     RequiredNotEnforced,
@@ -104,6 +105,33 @@ async def test_a_faithful_upstream_verifies_and_is_left_as_found() -> None:
     assert report.removed > 0 and not report.leftovers
     assert report.proven_filters["cards"] == {"title": ["=", "~"], "done": ["="], "priority": ["="]}
     assert report.proven_sorts["cards"] == ["id", "title", "created"]
+
+
+BY_TITLE = """
+  - name: card-by-title
+    module: board
+    entity: cards
+    destructive: false
+    readOnly: true
+    params:
+      title: {type: string, required: true}
+    request: {method: GET, path: "/api/cards/{title}/by-title/", send: none}
+"""
+
+
+async def test_an_operation_naming_a_record_by_a_made_up_value_is_not_proven() -> None:
+    """A title the verifier makes up names no card: the 404 proves nothing either way."""
+    text = MAPPING_YAML.replace("operations:\n", "operations:" + BY_TITLE, 1)
+    api = FakeApi()
+    report = await run_verification(
+        load_mapping_text(text, env={"FAKE_URL": BASE, "FAKE_TOKEN": TOKEN}),
+        VerifyOptions(), transport=api.transport,
+    )  # fmt: skip
+    (result,) = [r for r in report.results if r.claim == "operations.card-by-title"]
+    assert result.outcome == "failed" and isinstance(result.failure, OperationNotProven)
+    assert "made-up title, answered HTTP 404: not proven" in result.failure.message
+    assert [r.claim for r in report.failures] == ["operations.card-by-title"]
+    assert [r.claim for r in report.refusals] == ["operations.card-by-title"]
 
 
 async def test_an_upstream_busy_under_concurrent_checks_is_checked_one_at_a_time() -> None:
