@@ -3,8 +3,11 @@
 A row says how to start the stack, what an owner gives `a2map probe` (the root URL and a
 credential), how the upstream lists its own records (its own paging, never the
 mapping's), and the facts the checklist compares the served protocol with: how the
-upstream stores a few fields, one filter in the upstream's own words, and the writes.
-The checks themselves are in `test_checklist.py` and are the same for every row.
+upstream stores a few fields, one filter in the upstream's own words (query parameters,
+or the keys of a filter body POSTed as Prefect lists), and the writes. A row verify
+cannot prove whole names exactly the claims it refuses, each with why; the rest is
+served through the partial stamp. The checks themselves are in `test_checklist.py` and
+are the same for every row.
 """
 
 from __future__ import annotations
