@@ -212,4 +212,35 @@ def discover(
         spec = _confirmed(client, SpecDoc(doc, path, _kind(doc), path, why), said) if doc else None
         if spec is not None:
             return spec
+    return _from_docs_pages(client, said)
+
+
+# Where API docs pages usually are (Swagger UI, ReDoc), read when no spec was found
+# elsewhere: the page names its spec's URL (FastAPI's `url: '/openapi.json'`).
+DOCS_PAGES = ("/docs", "/api/docs", "/redoc", "/api/redoc", "/swagger-ui/", "/swagger-ui.html")
+_DOCS_URL = re.compile(r"""(?:\burl\s*:\s*|spec-url\s*=\s*)["']([^"'\s]+)["']""")
+
+
+def _from_docs_pages(client: ProbeClient, notes: list[str]) -> SpecDoc | None:
+    for page in DOCS_PAGES:
+        answer = client.get(page, accept="text/html")
+        if not answer.ok or not answer.text or answer.url is None:
+            continue
+        for href in _DOCS_URL.findall(answer.text)[:MAX_LINKED]:
+            url = client.resolve(href, answer.url)
+            if url is None:
+                notes.append(f"spec: the docs page {page} names {href}, outside the upstream: "
+                             "not read (give it with --openapi)")  # fmt: skip
+                continue
+            got = client.get(url, accept=SPEC_ACCEPT)
+            doc = parse_spec(got.text) if got.ok and got.text is not None else None
+            path = client.relative(url)
+            why = f"named by the docs page {page}"
+            spec = (
+                _confirmed(client, SpecDoc(doc, path, _kind(doc), path, why), notes)
+                if doc
+                else None
+            )
+            if spec is not None:
+                return spec
     return None
