@@ -143,6 +143,9 @@ class Stack:
     # The claims `verify` refuses, each with why: exactly these, the rest proven and
     # served through the partial stamp; none for a stack verified whole
     refused: Mapping[str, str] = field(default_factory=dict)
+    # Claims proven or refused by how fast verify reads back, each with why: the
+    # upstream itself changes the value over time
+    timing: Mapping[str, str] = field(default_factory=dict)
 
 
 def _token(variable: str) -> Callable[[Upstream], dict[str, str]]:
@@ -168,8 +171,6 @@ PREFECT_REFUSED: dict[str, str] = {
        for minimal in ("", ".minimal") if (name, minimal) != ("work_pools", ".minimal")},
     "entities.task_runs.write.create": _NESTED,
     "entities.work_pools.id.client": _NESTED,
-    "entities.v2_concurrency_limits.write.create": "active_slots decays by the made-up "
-    "slot_decay_per_second before it is read back",
     "entities.work_queues.write.create": "Prefect stores its filter JSON in a shape of its own",
     "entities.work_queues.write.update": "Prefect stores its filter JSON in a shape of its own",
     "entities.work_queues.fields.last_polled.readOnly": "written, and stored as sent",
@@ -320,6 +321,9 @@ STACKS: tuple[Stack, ...] = (
                  ("invalid_string", "read_only_field", "unknown_field", "missing_required")),
         entity="variables",
         refused=PREFECT_REFUSED,
+        timing={"entities.v2_concurrency_limits.write.create": "Prefect decays active_slots "
+                "by slot_decay_per_second (made up: 7 a second) from the moment it stores "
+                "it: as sent when read back within 1/7 s, less after"},
     ),
 )  # fmt: skip
 
