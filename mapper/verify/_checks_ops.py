@@ -19,7 +19,7 @@ from runtime.upstream import operation_request
 from ._context import Ctx
 from ._failures import (
     Correction,
-    NotRouted,
+    NotProven,
     OperationRefused,
     OperationResponseShape,
     ReadOnlyOperationWrote,
@@ -30,7 +30,7 @@ from ._registry import CHECKS, Subject
 from ._routes import answered_404, declared_by_spec, not_routed
 from ._subjects import each_operation
 from ._values import NO_VALUE, same, scalar
-from ._wire import evidence
+from ._wire import evidence, last
 
 _PLACEHOLDER = re.compile(r"\{([^}]*)\}")
 
@@ -72,6 +72,7 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
     index = ctx.mapping.operations.index(op)
     args: dict[str, Any] = {}
     target: tuple[str, str] | None = None
+    made_up: list[str] = []  # params no record of the run fills: values made up
     for name, param in op.params.items():
         if param.is_ref and param.entity:
             owner = ctx.entity(param.entity)
@@ -84,6 +85,7 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
             if value is NO_VALUE:
                 raise Skip(f"no {param.type} value for {name}")
             args[name] = value
+            made_up.append(name)
     before = await _read(ctx, target) if target and op.read_only else None
     built = operation_request(request, args)
     path, params, body = built.path, built.params, built.json
@@ -95,18 +97,16 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
     except ProtocolError as exc:
         if not exc.from_upstream or exc.is_("upstream_unavailable"):
             raise
+        answered = last()
+        if made_up and answered is not None and answered.status in (400, 404, 422):
+            # A made-up name, tag or token names nothing there, and a 404 cannot tell a
+            # missing route from a missing record: the call proves nothing either way.
+            raise NotProven(
+                f"{op.name}: {request.method} {path}: called with made-up "
+                f"{', '.join(made_up)}, answered HTTP {answered.status}: not proven, "
+                "withheld from serving"
+            ) from None
         if answered_404(request.method) and declared_by_spec(op.evidence):
-            made_up = sorted(
-                name
-                for name in _PLACEHOLDER.findall(request.path)
-                if name not in op.params or not op.params[name].is_ref
-            )
-            if made_up:
-                # A value the run made up names no record: a 404 cannot tell the two apart.
-                raise NotRouted(
-                    f"{request.method} {path} answers 404: no such route, or no record by the "
-                    f"value the run made up for {', '.join(made_up)}; withheld from serving"
-                ) from None
             raise not_routed(f"{op.name}: {path}", request.method) from None
         raise OperationRefused(
             f"{op.name}: {request.method} {path}: {exc.message}",

@@ -14,7 +14,7 @@ from runtime.upstream import UpstreamClient
 from ._failures import CannotSynthesize, Skip, VerificationFailure
 from ._ledger import Ledger
 from ._marker import TAG_PREFIX, tag_field
-from ._values import body_for, guard
+from ._values import body_for, guard, sampled_shapes
 from ._wire import Recorder
 
 
@@ -66,6 +66,7 @@ class Ctx:
     _snapshots: dict[str, Snapshot] = field(default_factory=dict)
     _own: dict[str, dict[str, Any]] = field(default_factory=dict)
     _making: set[str] = field(default_factory=set)
+    _shapes: dict[str, dict[str, str]] = field(default_factory=dict)
     _counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def entity(self, name: str | None) -> Entity:
@@ -130,17 +131,30 @@ class Ctx:
     ) -> dict[str, Any]:
         """A create body the guard accepts, its references pointing at the run's own records."""
         refs = await self.refs_for(entity, variant=variant, only=only)
+        shapes = await self.shapes(entity)
         body = body_for(
-            entity, run_id=self.run_id, n=self.next_n(), variant=variant, refs=refs, only=only
-        )
+            entity, run_id=self.run_id, n=self.next_n(), variant=variant, refs=refs, only=only,
+            shapes=shapes,
+        )  # fmt: skip
         if only is not None and (tagged := tag_field(entity)) is not None:
             # Records stay findable by their marker even in a minimal create.
             extra = body_for(
                 entity, run_id=self.run_id, n=self.next_n(), variant=variant, refs={},
-                only={tagged.name},
+                only={tagged.name}, shapes=shapes,
             )  # fmt: skip
             body = {**extra, **body}
         return body
+
+    async def shapes(self, entity: Entity) -> dict[str, str]:
+        """The shapes the upstream's stored records share (none when it cannot list)."""
+        if entity.name not in self._shapes:
+            try:
+                records = (await self.snapshot(entity)).records
+            except ProtocolError:
+                records = []
+            theirs = [r for r in records if not self.ledger.owns(entity.name, str(r.get("id")))]
+            self._shapes[entity.name] = sampled_shapes(entity, theirs)
+        return self._shapes[entity.name]
 
     async def fresh(self, entity: Entity, *, variant: int = 0) -> dict[str, Any]:
         """A new record of the run's own, created for one check."""

@@ -20,8 +20,10 @@
     └─ UpstreamUnreachable                  nothing can be proven: exit 2
 
     Skip                                    a claim this run cannot exercise, with the reason
-    └─ NotRouted                            the upstream answers 404 to a route its own spec
-                                            declares: not implemented there; withheld, not failed
+    └─ NotProven                            not proven either way (an operation refused values
+       │                                    the run made up); withheld, not failed
+       └─ NotRouted                         the upstream answers 404 to a route its own spec
+                                            declares: not implemented there
 
 Every failure names its claim (set by the runner), the request and the response
 that disproved it (already sanitized), whether the foreign API or the mapping is
@@ -275,14 +277,20 @@ class Skip(Exception):
         self.reason = reason
 
 
-class NotRouted(Skip):
-    """The upstream answers 404 to a route its own spec declares: it does not implement it.
-
-    Not a disproof of the mapping, which says what the spec says, nor proof of the
-    claim: the claim is not proven and what it covers is withheld from serving (for
-    a write, only that write: `op`), saying why.
+class NotProven(Skip):
+    """The run could not prove the claim, and what it covers is withheld from serving
+    (for a write, only that write: `op`), saying why. Neither a disproof of the mapping
+    nor a pass: an operation called with values the run had to make up and refused,
+    say, proves nothing either way.
     """
 
     def __init__(self, reason: str, *, op: str | None = None) -> None:
         super().__init__(reason)
         self.op = op
+
+
+class NotRouted(NotProven):
+    """The upstream answers 404 to a route its own spec declares: it does not implement it.
+
+    Not a disproof of the mapping, which says what the spec says.
+    """

@@ -33,7 +33,7 @@ from runtime.upstream import UpstreamClient
 
 from ._catalog import MODULES
 from ._context import Ctx, VerifyOptions
-from ._failures import NotRouted, Skip, UpstreamMisbehaved, VerificationFailure, VerifyError
+from ._failures import NotProven, Skip, UpstreamMisbehaved, VerificationFailure, VerifyError
 from ._graph import components, parents_first
 from ._ledger import Ledger
 from ._registry import CHECKS, CheckSpec, Phase, Subject
@@ -42,6 +42,8 @@ from ._wire import Recorder, evidence, scoped
 
 MAX_TIMEOUTS = 3
 OUTSIDE = "not verified: outside --scope"
+# Seconds between the tries of a check the upstream answered unavailable while alone.
+SOLO_PAUSES = (1.0, 3.0)
 assert MODULES, "the checks register on import"
 Item = tuple[int, CheckSpec, Subject]
 
@@ -61,6 +63,14 @@ class _Runner:
         self.aborted: str | None = None
         self.timeouts = 0
         self.timings: dict[str, float] = {}
+        # An upstream that fails under concurrent checks (503, dropped connections, as
+        # SQLite-backed servers do) is then checked one check at a time.
+        self.alone = asyncio.Lock()
+        self.idle = asyncio.Condition()
+        self.running = 0
+        self.serial = False
+        self.solo = False
+        self.last_try = False
 
     def items(self, phase: Phase, entity: str | None = None) -> list[Item]:
         return [
@@ -86,9 +96,40 @@ class _Runner:
             if self.aborted is not None:
                 self.skip([(index, spec, subject)], f"not run: {self.aborted}")
                 continue
-            self.record(index, await self.run_one(spec, subject))
+            self.record(index, await self.run_alone_if_busy(spec, subject))
             if spec.writes and subject.entity:
                 self.ctx.changed(self.ctx.entity(subject.entity))
+
+    async def run_alone_if_busy(self, spec: CheckSpec, subject: Subject) -> CheckResult:
+        """A check; when the upstream fails it for being unavailable while other checks
+        run, it runs again alone once they are done, and every later check waits its turn."""
+        if not self.serial:
+            self.running += 1
+            try:
+                result = await self.run_one(spec, subject)
+            finally:
+                self.running -= 1
+                async with self.idle:
+                    self.idle.notify_all()
+            if result.note != "upstream_unavailable":
+                return result
+            self.serial = True
+        async with self.alone:
+            async with self.idle:
+                await self.idle.wait_for(lambda: self.running == 0)
+            self.solo = True
+            try:
+                for pause in SOLO_PAUSES:
+                    # Busy alone too (a lock held by the upstream's own work): it said
+                    # to try later, so it is tried again after a pause.
+                    result = await self.run_one(spec, subject)
+                    if result.note != "upstream_unavailable" or self.aborted is not None:
+                        return result
+                    await asyncio.sleep(pause)
+                self.last_try = True
+                return await self.run_one(spec, subject)
+            finally:
+                self.solo = self.last_try = False
 
     async def run_one(self, spec: CheckSpec, subject: Subject) -> CheckResult:
         started = time.perf_counter()
@@ -105,7 +146,7 @@ class _Runner:
         with scoped():
             try:
                 note = await spec.run(self.ctx, subject)
-            except NotRouted as skip:
+            except NotProven as skip:
                 narrow = (skip.op, ()) if skip.op else None
                 return done("skipped", skip.reason, narrow=narrow, withheld=True)
             except Skip as skip:
@@ -125,7 +166,8 @@ class _Runner:
         return done("passed", note)
 
     def _upstream_failed(self, spec: CheckSpec, exc: ProtocolError) -> VerificationFailure:
-        if exc.is_("upstream_unavailable"):
+        if exc.is_("upstream_unavailable") and self.last_try:
+            # Unavailable even alone, after pauses (see `run_alone_if_busy`).
             self.aborted = f"the upstream is unreachable ({exc.message})"
         elif exc.is_("upstream_timeout"):
             self.timeouts += 1

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from runtime.mapping import Entity, Field
@@ -22,8 +23,35 @@ OUTSIDE_ENUM = "a2v-not-a-value"
 _DATETIMES = ("2031-02-03T04:05:06Z", "2032-03-04T05:06:07Z")
 
 
+# What the stored records show of a field's values: text in a slug's alphabet (names
+# an upstream checks beyond its spec), JSON that is always a list.
+SLUG = "slug"
+LIST = "list"
+_SLUG = re.compile(r"^[a-z0-9_-]+$")
+
+
+def sampled_shapes(entity: Entity, records: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """The shapes every stored value of a field shares, so made-up values keep to them."""
+    shapes: dict[str, str] = {}
+    listed = list(records)
+    for field in entity.fields.values():
+        values = [r[field.name] for r in listed if r.get(field.name) is not None]
+        if not values:
+            continue
+        if field.type == "string" and all(isinstance(v, str) and _SLUG.match(v) for v in values):
+            shapes[field.name] = SLUG
+        elif field.type == "json" and all(isinstance(v, list) for v in values):
+            shapes[field.name] = LIST
+    return shapes
+
+
 def tag_text(run_id: str, entity: Entity, n: int) -> str:
     return f"{TAG_PREFIX}{run_id} {entity.name} {n}"
+
+
+def _slug(text: str) -> str:
+    """Text in a slug's alphabet; the run marker still ends at a word boundary (`-`)."""
+    return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-")
 
 
 def _fit(text: str, field: Field, variant: int) -> str:
@@ -33,8 +61,11 @@ def _fit(text: str, field: Field, variant: int) -> str:
     return short[-field.max :] if field.max > 0 else ""
 
 
-def scalar(field: Field, *, variant: int, n: int, tag: str | None = None) -> Any:
-    """A value of `field` the guard accepts; `variant` 1 differs from variant 0."""
+def scalar(
+    field: Field, *, variant: int, n: int, tag: str | None = None, shape: str | None = None
+) -> Any:
+    """A value of `field` the guard accepts; `variant` 1 differs from variant 0; in the
+    `shape` the stored values share, if any."""
     kind = field.type
     if kind == "string" and field.candidates and tag is None:
         # An open enum: values seen stored upstream, never free text it may refuse.
@@ -43,7 +74,8 @@ def scalar(field: Field, *, variant: int, n: int, tag: str | None = None) -> Any
         if field.day_key:
             return dt.date(2031 + variant, 1 + variant, 1 + n % 28).isoformat()
         text = tag if tag is not None else f"a2v {field.name} {n}"
-        return _fit(text + (" upd" if variant else ""), field, variant)
+        text = _fit(text + (" upd" if variant else ""), field, variant)
+        return _slug(text) if shape == SLUG else text
     if kind == "number":
         return 7 + variant
     if kind == "boolean":
@@ -55,6 +87,8 @@ def scalar(field: Field, *, variant: int, n: int, tag: str | None = None) -> Any
             return NO_VALUE
         pick = _pick(field.values, variant)
         return [pick] if kind == "list<enum>" else pick
+    if kind == "json" and shape == LIST:
+        return ["a2v", f"variant-{variant}"]
     if kind == "json":
         # Text values: a form body carries text only, so an object of text reads back
         # the same through a form and through JSON.
@@ -78,9 +112,10 @@ def body_for(
     variant: int,
     refs: Mapping[str, Any],
     only: set[str] | None = None,
+    shapes: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Every writable field that reads back, and the required ones (or `only` these), with
-    a synthesised value; refs given."""
+    a synthesised value in the shape stored values share (`sampled_shapes`); refs given."""
     tagged = tag_field(entity)
     body: dict[str, Any] = {}
     for field in entity.fields.values():
@@ -96,7 +131,8 @@ def body_for(
                 body[field.name] = refs[field.name]
             continue
         tag = tag_text(run_id, entity, n) if tagged is field else None
-        value = scalar(field, variant=variant, n=n, tag=tag)
+        shape = (shapes or {}).get(field.name)
+        value = scalar(field, variant=variant, n=n, tag=tag, shape=shape)
         if value is not NO_VALUE:
             body[field.name] = value
     return body

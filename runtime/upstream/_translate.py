@@ -20,6 +20,7 @@ foreign exception so the cause stays in tracebacks, never in the message::
     ├─ 401, 403 ───────────────────────────────── upstream_auth_failed (502)
     ├─ 400, 409, 422 ──────────────────────────── upstream_rejected (400), violations
     ├─ 429 ────────────────────────────────────── upstream_rate_limited (429), retryAfterSeconds
+    ├─ 503 ────────────────────────────────────── upstream_unavailable (502): busy, try later
     └─ 5xx, 404 elsewhere, other 3xx/4xx ──────── upstream_error (502)
 
 Messages never carry the runtime's credentials nor any of the foreign body's own
@@ -200,6 +201,11 @@ def interpret(
             "upstream_rate_limited",
             f"The upstream app is rate limiting ({what}); retry after {seconds} s.",
             retryAfterSeconds=seconds,
+        )
+    if status == 503:
+        raise ProtocolError(
+            "upstream_unavailable",
+            f"The upstream app is unavailable for now (HTTP 503 to {what}); try again later.",
         )
     if status in REJECTED_STATUSES:
         found = violations(

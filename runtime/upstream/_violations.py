@@ -3,6 +3,10 @@
 Each dialect turns a body into ``(upstream path or None, message)`` pairs; the
 paths are then mapped back to protocol field names through the entity's sources,
 so an agent sees ``title``, never ``attributes.title`` or ``/data/attributes/title``.
+
+Whatever the dialect, a body holding a list of pydantic errors (``[{loc, msg, type}]``,
+FastAPI's ``detail`` or a wrapper's such as Prefect's ``exception_detail``) is read by
+its shape: each error names the field its ``loc`` points at in the body.
 """
 
 from __future__ import annotations
@@ -176,6 +180,33 @@ ERROR_DIALECTS: dict[str, Callable[[Any, Found], None]] = {
 }
 
 
+# Where a pydantic error's `loc` starts: the part of the request, not a field.
+_LOC_PARTS = frozenset({"body", "query", "path", "header", "cookie"})
+
+
+def _is_pydantic(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(e, dict) and isinstance(e.get("loc"), list) and
+                isinstance(e.get("msg"), str) for e in value)
+    )  # fmt: skip
+
+
+def _pydantic(body: Any, out: Found) -> bool:
+    """Read the body's lists of pydantic errors, if it holds any; whether it did."""
+    if not isinstance(body, dict):
+        return False
+    lists = [v for v in body.values() if _is_pydantic(v)]
+    for errors in lists:
+        for error in errors:
+            loc = [str(part) for part in error["loc"]]
+            if loc and loc[0] in _LOC_PARTS:
+                loc = loc[1:]
+            out.append((tuple(loc) or None, error["msg"]))
+    return bool(lists)
+
+
 def protocol_field(entity: Entity | None, path: Path, wrap: Path = ()) -> str:
     """The protocol name of an upstream field path; the upstream name if unmapped."""
     if wrap and path[: len(wrap)] == wrap and len(path) > len(wrap):
@@ -211,7 +242,8 @@ def violations(
 ) -> list[dict[str, Any]]:
     """``[{code: "upstream_rejected", field, expected}]`` from a validation answer."""
     found: Found = []
-    ERROR_DIALECTS.get(dialect, _plain)(body, found)
+    if not _pydantic(body, found):
+        ERROR_DIALECTS.get(dialect, _plain)(body, found)
     if not found and dialect != "plain":
         _plain(body, found)  # an upstream does not always answer in its own dialect
     out: list[dict[str, Any]] = []

@@ -3,8 +3,11 @@
 A row says how to start the stack, what an owner gives `a2map probe` (the root URL and a
 credential), how the upstream lists its own records (its own paging, never the
 mapping's), and the facts the checklist compares the served protocol with: how the
-upstream stores a few fields, one filter in the upstream's own words, and the writes.
-The checks themselves are in `test_checklist.py` and are the same for every row.
+upstream stores a few fields, one filter in the upstream's own words (query parameters,
+or the keys of a filter body POSTed as Prefect lists), and the writes. A row verify
+cannot prove whole names exactly the claims it refuses, each with why; the rest is
+served through the partial stamp. The checks themselves are in `test_checklist.py` and
+are the same for every row.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from tests.fixtures.stacks import (
     start_directus,
     start_jsonserver,
     start_pocketbase,
+    start_prefect,
     start_rails,
     start_stack,
     start_stripe,
@@ -44,7 +48,8 @@ class Upstream(Protocol):
     def headers(self) -> dict[str, str]: ...
 
 
-Walk = Callable[[Upstream, str, Mapping[str, str]], Records]
+# The upstream's own filter: query parameters, or the keys of a POSTed filter body
+Walk = Callable[[Upstream, str, Mapping[str, Any]], Records]
 
 
 def _get(upstream: Upstream, url: str, params: Mapping[str, str]) -> httpx.Response:
@@ -103,6 +108,24 @@ def offset_pages(limit: str, offset: str, per_page: int, items: str) -> Walk:
     return walk
 
 
+def posted_offsets(per_page: int) -> Walk:
+    """Pages POSTed as `{offset, limit, <filter objects>}` until a short one (Prefect)."""
+
+    def walk(upstream: Upstream, path: str, params: Mapping[str, Any]) -> Records:
+        records: Records = []
+        while True:
+            body = {**params, "offset": len(records), "limit": per_page}
+            answer = httpx.post(upstream.url + path, json=body, headers=upstream.headers,
+                                timeout=30)  # fmt: skip
+            assert answer.status_code == 200, f"POST {path}: {answer.status_code} {answer.text}"
+            chunk: Records = answer.json()
+            records.extend(chunk)
+            if len(chunk) < per_page:
+                return records
+
+    return walk
+
+
 def cursor_after(size: int) -> Walk:
     """Pages by the last id (Stripe's `limit`, `starting_after`, `has_more`, items in `data`)."""
 
@@ -146,7 +169,7 @@ class Stack:
     # Describe as the upstream stores them: {"entity.field": attribute: value}
     described: Mapping[str, Mapping[str, Any]]
     # One filter the upstream evaluates itself: (protocol filter, the upstream's own params)
-    native: tuple[str, dict[str, str]]
+    native: tuple[str, dict[str, Any]]
     # A cross-field `||`: (protocol filter, the records of the direct listing it selects)
     either: tuple[str, Callable[[dict[str, Any]], bool]]
     create: Mapping[str, Any]
@@ -167,6 +190,9 @@ class Stack:
     # Writes of `entity` the runtime then refuses (403 `writes_not_verified`), each with
     # its body and the refused claim it names: {"create" | "delete": (body, claim)}
     refused_writes: Mapping[str, tuple[Mapping[str, Any], str]] = field(default_factory=dict)
+    # Claims proven or refused by how fast verify reads back, each with why: the
+    # upstream itself changes the value over time
+    timing: Mapping[str, str] = field(default_factory=dict)
 
 
 def _stripe_spec() -> str:
@@ -182,6 +208,34 @@ def _token(variable: str) -> Callable[[Upstream], dict[str, str]]:
 
 def _high_or_done(priority: str, done: str) -> Callable[[dict[str, Any]], bool]:
     return lambda record: record.get(priority) == "high" or record.get(done) is True
+
+
+# What `verify` refuses on Prefect, and why; the rest (every listing, read, field type,
+# variables' and flows' writes, filters) is proven and served through the partial stamp.
+# Why the verifier cannot make a record Prefect accepts (limits of the verifier, not of
+# Prefect): a name Prefect checks as a slug beyond its spec, with no record to show it;
+# a required nested object (state, trigger, filter) made up as free JSON; an id the
+# spec types as a uuid, made up as text (its ref's target is not mapped).
+_NOT_A_SLUG, _NESTED, _UUID = (
+    ("artifacts", "block_documents"),
+    ("automations", "flow_runs", "work_pools"),
+    ("block_schemas", "deployments"),
+)
+PREFECT_REFUSED: dict[str, str] = {
+    **{f"entities.{name}.write.create{minimal}": "CreateRefused"
+       for name in _NOT_A_SLUG + _NESTED + _UUID
+       for minimal in ("", ".minimal") if (name, minimal) != ("work_pools", ".minimal")},
+    "entities.task_runs.write.create": "CreateRefused",  # a nested state
+    "entities.work_pools.id.client": "CreateRefused",  # a nested base job template
+    # Prefect stores a work queue's filter JSON in a shape of its own
+    "entities.work_queues.write.create": "WriteNotPersisted",
+    "entities.work_queues.write.update": "WriteNotPersisted",
+    # written, and stored as sent: the spec marks it nothing
+    "entities.work_queues.fields.last_polled.readOnly": "ReadOnlyFieldWritable",
+    # the update body takes fewer fields than the create body
+    "entities.block_types.write.update": "UpdateRefused",
+    "entities.flows.write.update": "UpdateRefused",
+}  # fmt: skip
 
 
 READ_ONLY = {"readOnly": True}
@@ -391,6 +445,39 @@ STACKS: tuple[Stack, ...] = (
                        "entities.customers.write.create (name)"),
             "delete": ({}, "entities.customers.write.delete"),
         },
+    ),
+    Stack(
+        name="prefect",
+        start=lambda: start_prefect(seed="rich"),
+        app_id="prefect",
+        secret_header=None,
+        secrets=lambda upstream: {},
+        # Every collection named by `id` (work pools are named by their name), but work
+        # queues, whose status Prefect's own services update while it runs
+        paths={name: f"/api/{name.replace('v2_', 'v2/')}/filter" for name in (
+            "variables", "flows", "deployments", "flow_runs", "task_runs", "artifacts",
+            "automations", "block_types", "block_schemas", "block_documents",
+            "concurrency_limits", "v2_concurrency_limits", "saved_searches")},
+        # Prefect refuses a limit above 200
+        walk=posted_offsets(200),
+        described={
+            "variables.name": {"type": "string", **REQUIRED, "max": 255},
+            "variables.value": {"type": "json", **REQUIRED},
+            "variables.created": {"type": "datetime", **READ_ONLY},
+            "variables.updated": {"type": "datetime", **READ_ONLY},
+        },
+        native=('name ~ "text"', {"variables": {"name": {"like_": "text"}}}),
+        either=('name ~ "text" || tags ~ "flag"',
+                lambda r: "text" in r["name"] or "flag" in r["tags"]),
+        create={"name": "checklist_variable", "value": "hello", "tags": ["checklist"]},
+        update={"name": "checklist_variable_done", "value": 7},
+        invalid=({"name": "x" * 300, "created": "2027-01-02T10:00:00Z", "nope": 1},
+                 ("invalid_string", "read_only_field", "unknown_field", "missing_required")),
+        entity="variables",
+        refused=PREFECT_REFUSED,
+        timing={"entities.v2_concurrency_limits.write.create": "Prefect decays active_slots "
+                "by slot_decay_per_second (made up: 7 a second) from the moment it stores "
+                "it: as sent when read back within 1/7 s, less after"},
     ),
 )  # fmt: skip
 

@@ -114,9 +114,9 @@ def run(
 
 @pytest.fixture(scope="module")
 def served(stack: Stack, upstream: Upstream, run: Run) -> Iterator[RuntimeServer]:
-    """The probed mapping served through the verification gate (no --allow-unverified)."""
-    expected = 1 if stack.refused else 0
-    if run.verify is None or run.verify.returncode != expected:
+    """The probed mapping served through the verification gate (no --allow-unverified):
+    all of it, or the part its partial stamp proves when the row names what is refused."""
+    if run.verify is None or run.verify.returncode != (1 if stack.refused else 0):
         pytest.fail(f"{stack.name}: nothing verified to serve (see the verify line)")
     env = env_of(stack, upstream)
     with start_runtime(run.mapping, upstream, grants=GRANTS, env=env, verified=True) as rt:
@@ -211,11 +211,17 @@ def test_verify_proves_every_claim_or_refuses_exactly_what_the_row_names(
         assert run.report["outcome"] == "verified" and run.report["summary"]["failed"] == 0
         return
     # Refused: exactly the claims the row names, each with its failure, and a stamp for
-    # the proven part.
+    # the proven part; a claim the row says goes either way with timing may be in it.
+    print(f"{stack.name}: refused, as the row says:", *sorted(stack.refused), sep="\n  ")
+    print(f"{stack.name}: either way, with timing:", *sorted(stack.timing), sep="\n  ")
     assert run.verify.returncode == 1, shown
-    failed = {c["claim"]: c["failure"]["type"] for c in run.report["checks"]
-              if c["outcome"] in ("failed", "error")}  # fmt: skip
+    failed = {
+        c["claim"]: (c.get("failure") or {}).get("type", c["outcome"])
+        for c in run.report["checks"]
+        if c["outcome"] in ("failed", "error") and c["claim"] not in stack.timing
+    }
     assert failed == dict(stack.refused), shown
+    assert run.report["outcome"] == "refused" and run.report["stamp"], shown
     assert run.mapping.with_suffix(".verified.json").exists(), shown
 
 

@@ -5,9 +5,11 @@ Prefect is a real FastAPI application whose collections are listed RPC-style, by
 listing. One server runs for the module (seed `rich`: 45 variables, 12 flows, 3 work
 pools, and the block types and schemas Prefect registers itself).
 
-The probe is given the root URL and the spec's URL: Prefect answers 404 at its root
-and publishes its spec at ``/api/openapi.json``, which the probe does not find from
-the root alone. It maps each listing from the spec without sending it (read-only).
+The probe is given the root URL alone: Prefect answers 404 at its root, and publishes
+at ``/openapi.json`` a spec of its API without the ``servers: [/api]`` that its own at
+``/api/openapi.json`` carries; the first's routes answer 404 where it lies, so the
+probe passes it over for the second. It maps each listing from the spec without
+sending it (read-only).
 The verifier proves the listings read-only (the probe's mapping without Prefect's 116
 operations, whose path parameters name records by name or tag the verifier cannot
 make up); the runtime serves that copy through the gate, and every page it walks is
@@ -47,8 +49,7 @@ def env_of(server: StackServer) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def probed(server: StackServer, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    args = [server.url, "--openapi", f"{server.url}/api/openapi.json", "--app-id", "prefect"]
-    return probe_twice(tmp_path_factory, NAME, args, {})
+    return probe_twice(tmp_path_factory, NAME, [server.url, "--app-id", "prefect"], {})
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +122,15 @@ def test_probing_twice_gives_the_same_bytes(probed: list[Path]) -> None:
     assert first == second
 
 
+def test_the_spec_is_found_from_the_root_url(probed: list[Path]) -> None:
+    notes = yaml.safe_load(probed[0].read_text())["probe"]["notes"]
+    assert (
+        "spec: /openapi.json: its GET /health answered 404 here: not this API's "
+        "description" in notes
+    )
+    assert "spec: /api/openapi.json (a well-known path; nothing linked one)" in notes
+
+
 def test_the_probed_mapping_lints(probed: list[Path]) -> None:
     result = lint(probed[0])
     assert result.exit_code == 0, result.output
@@ -142,7 +152,8 @@ INFERRED: list[tuple[str, Any]] = [
     ("entities.variables.list.pagination", OFFSET_IN_THE_BODY),
     ("entities.flows.list.path", "/api/flows/filter"),
     ("entities.v2_concurrency_limits.list.path", "/api/v2/concurrency_limits/filter"),
-    ("entities.work_pools.id", {"source": "name", "type": "string"}),
+    # Its create carries the name: the client chooses it.
+    ("entities.work_pools.id", {"source": "name", "type": "string", "client": True}),
     ("entities.work_pools.detailPath", "/api/work_pools/{id}"),
     # Not in VariableCreate, which refuses undeclared properties: managed by Prefect.
     ("entities.variables.fields.created.readOnly", True),

@@ -332,6 +332,8 @@ def _posted(
         list_keys=keys, query=(), methods=listed, detail_methods=kept, security=route.security,
         expands=expansions(item, spec.resolver), item_ref=schema_ref(item),
         list_path=path, list_body=listing.body,
+        # As for a GET listing: a create that must carry the id names it itself.
+        id_client="POST" in listed and id_param in required,
     )  # fmt: skip
     return coll, problems
 

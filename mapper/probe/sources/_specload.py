@@ -5,6 +5,11 @@ unless it lies under the upstream), or found where the root answer says it is
 (`_speclinks`: ``Link`` headers, links in a JSON or HTML root), else at the usual
 well-known paths under the upstream's base path. Only URLs under the base are
 fetched; its ``servers:`` entries are never contacted.
+
+A spec found, not given, must describe the API where it was found: its first GET
+route without a path parameter is read once, and a 404 there (a spec of an API
+mounted elsewhere, as FastAPI apps mounted under ``/api`` publish one at the root
+without their ``servers:``) sends discovery on to the next candidate, noted.
 """
 
 from __future__ import annotations
@@ -147,13 +152,55 @@ def _linked(client: ProbeClient, first: Exchange, notes: list[str]) -> SpecDoc |
     return None
 
 
+def _first_plain_get(doc: dict[str, Any], base_path: str) -> str | None:
+    """The spec's first GET route with no path parameter, relative to the base."""
+    if _kind(doc) == "swagger":
+        prefix = str(doc.get("basePath") or "")
+    else:
+        servers = doc.get("servers")
+        first = servers[0] if isinstance(servers, list) and servers else None
+        url = str(first.get("url", "")) if isinstance(first, dict) else ""
+        prefix = httpx.URL(url).path if "://" in url else url.split("?", 1)[0]
+    if "{" in prefix:
+        return None
+    prefix, base = prefix.rstrip("/"), base_path.rstrip("/")
+    for raw, item in doc["paths"].items():
+        if isinstance(raw, str) and "{" not in raw and isinstance(item, dict) and "get" in item:
+            path = prefix + raw
+            return path[len(base) :] if base and path.startswith(base + "/") else path
+    return None
+
+
+def _not_here(client: ProbeClient, doc: dict[str, Any], where: str) -> str | None:
+    """Why the spec found at `where` does not describe this API, or None."""
+    route = _first_plain_get(doc, client.base.url.path)
+    if route is None or route == where:
+        return None
+    answer = client.get(route)
+    if answer.status != 404:
+        return None
+    return f"spec: {where}: its GET {route} answered 404 here: not this API's description"
+
+
+def _confirmed(client: ProbeClient, found: SpecDoc | None, notes: list[str]) -> SpecDoc | None:
+    if found is None:
+        return None
+    refuted = _not_here(client, found.doc, found.upstream_path or found.location)
+    if refuted is None:
+        return found
+    notes.append(refuted)
+    return None
+
+
 def discover(
     client: ProbeClient, first: Exchange | None = None, notes: list[str] | None = None
 ) -> SpecDoc | None:
     """The spec the root answer (`first`) points at, else the first well-known path
-    under the base that serves one; what was tried and refused goes to `notes`."""
+    under the base that serves one and whose routes answer here; what was tried and
+    refused goes to `notes`."""
+    said: list[str] = notes if notes is not None else []
     if first is not None:
-        found = _linked(client, first, notes if notes is not None else [])
+        found = _confirmed(client, _linked(client, first, said), said)
         if found is not None:
             return found
     for path in WELL_KNOWN:
@@ -161,6 +208,39 @@ def discover(
         if not answer.ok or answer.text is None:
             continue
         doc = parse_spec(answer.text)
-        if doc is not None:
-            return SpecDoc(doc, path, _kind(doc), path, "a well-known path; nothing linked one")
+        why = "a well-known path; nothing linked one"
+        spec = _confirmed(client, SpecDoc(doc, path, _kind(doc), path, why), said) if doc else None
+        if spec is not None:
+            return spec
+    return _from_docs_pages(client, said)
+
+
+# Where API docs pages usually are (Swagger UI, ReDoc), read when no spec was found
+# elsewhere: the page names its spec's URL (FastAPI's `url: '/openapi.json'`).
+DOCS_PAGES = ("/docs", "/api/docs", "/redoc", "/api/redoc", "/swagger-ui/", "/swagger-ui.html")
+_DOCS_URL = re.compile(r"""(?:\burl\s*:\s*|spec-url\s*=\s*)["']([^"'\s]+)["']""")
+
+
+def _from_docs_pages(client: ProbeClient, notes: list[str]) -> SpecDoc | None:
+    for page in DOCS_PAGES:
+        answer = client.get(page, accept="text/html")
+        if not answer.ok or not answer.text or answer.url is None:
+            continue
+        for href in _DOCS_URL.findall(answer.text)[:MAX_LINKED]:
+            url = client.resolve(href, answer.url)
+            if url is None:
+                notes.append(f"spec: the docs page {page} names {href}, outside the upstream: "
+                             "not read (give it with --openapi)")  # fmt: skip
+                continue
+            got = client.get(url, accept=SPEC_ACCEPT)
+            doc = parse_spec(got.text) if got.ok and got.text is not None else None
+            path = client.relative(url)
+            why = f"named by the docs page {page}"
+            spec = (
+                _confirmed(client, SpecDoc(doc, path, _kind(doc), path, why), notes)
+                if doc
+                else None
+            )
+            if spec is not None:
+                return spec
     return None

@@ -90,7 +90,7 @@ FILTERS = {
 QUIRKS = frozenset({
     "ignore-done-filter", "title-optional", "priority-open", "created-writable", "cascade",
     "delete-noop", "drop-done", "ignore-ordering", "duplicate-pages", "position-required",
-    "unique-titles", "created-kept", "no-delete-route",
+    "unique-titles", "created-kept", "no-delete-route", "busy-twice",
 })  # fmt: skip
 
 
@@ -106,6 +106,7 @@ class FakeApi:
         unknown = set(quirks) - QUIRKS
         assert not unknown, unknown
         self.quirks = set(quirks)
+        self.busy = 0  # POSTs answered so far under "busy-twice"
         self.ids = itertools.count(1)
         self.tables: dict[str, dict[str, dict[str, Any]]] = {"lists": {}, "cards": {}}
         self.requests: list[httpx.Request] = []
@@ -135,6 +136,10 @@ class FakeApi:
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
+        if "busy-twice" in self.quirks and request.method == "POST":
+            self.busy += 1
+            if self.busy <= 2:  # a locked database: not carried out, try later
+                return httpx.Response(503, json={"exception_message": "Service Unavailable"})
         if request.headers.get("authorization") != f"Token {TOKEN}":
             return httpx.Response(
                 401, json={"detail": "Authentication credentials were not provided."}

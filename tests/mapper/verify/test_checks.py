@@ -106,6 +106,44 @@ async def test_a_faithful_upstream_verifies_and_is_left_as_found() -> None:
     assert report.proven_sorts["cards"] == ["id", "title", "created"]
 
 
+BY_TITLE = """
+  - name: card-by-title
+    module: board
+    entity: cards
+    destructive: false
+    readOnly: true
+    params:
+      title: {type: string, required: true}
+    request: {method: GET, path: "/api/cards/{title}/by-title/", send: none}
+"""
+
+
+async def test_an_operation_naming_a_record_by_a_made_up_value_is_not_proven() -> None:
+    """A title the verifier makes up names no card: the 404 proves nothing either way."""
+    text = MAPPING_YAML.replace("operations:\n", "operations:" + BY_TITLE, 1)
+    api = FakeApi()
+    report = await run_verification(
+        load_mapping_text(text, env={"FAKE_URL": BASE, "FAKE_TOKEN": TOKEN}),
+        VerifyOptions(), transport=api.transport,
+    )  # fmt: skip
+    (result,) = [r for r in report.results if r.claim == "operations.card-by-title"]
+    assert result.outcome == "skipped" and result.note is not None
+    assert "made-up title, answered HTTP 404: not proven" in result.note
+    assert report.failures == [] and report.outcome == "verified"
+    assert [r.claim for r in report.refusals] == ["operations.card-by-title"]
+
+
+async def test_an_upstream_busy_under_concurrent_checks_is_checked_one_at_a_time() -> None:
+    """Two creates answered 503: the check runs again alone, then after a pause, and the
+    run still proves every claim."""
+    api = FakeApi("busy-twice")
+    before = {table: dict(rows) for table, rows in api.tables.items()}
+    report = await verify(api)
+    assert report.outcome == "verified", [r.as_dict() for r in report.failures]
+    assert api.tables == before
+    assert sum(1 for r in api.requests if r.method == "POST") > 2
+
+
 @pytest.mark.parametrize("case", SCENARIOS, ids=lambda s: s.quirk)
 async def test_each_disproved_claim_is_named_with_evidence_and_fix(case: Scenario) -> None:
     api = FakeApi(case.quirk)

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
+from mapper.verify._ledger import RUN_MARK
 from mapper.verify._values import (
     NO_VALUE,
     OUTSIDE_ENUM,
     body_for,
     guard,
     same,
+    sampled_shapes,
     scalar,
     type_violation,
 )
@@ -53,6 +56,25 @@ def test_a_create_body_carries_the_run_marker_in_the_label() -> None:
     assert body["title"].startswith("a2v-0123456789 cards 4")
     assert body["list"] == "r1" and "created" not in body
     assert not guard(cards, body, create=True)
+
+
+def test_values_keep_to_the_shape_stored_records_share() -> None:
+    """Names stored in a slug's alphabet get slugs (the marker still ends at a word
+    boundary); a JSON field that always holds a list gets a list."""
+    cards = mapping().entities["cards"]
+    cards = dataclasses.replace(
+        cards, fields={**cards.fields, "tags": Field("tags", "json", ("tags",))}
+    )
+    stored = [{"title": "var_07_text", "tags": ["a"]}, {"title": "flow-2", "tags": []}]
+    shapes = sampled_shapes(cards, stored)
+    assert shapes == {"title": "slug", "tags": "list"}
+    body = body_for(cards, run_id="0123456789", n=4, variant=1, refs={}, shapes=shapes)
+    assert body["title"] == "a2v-0123456789-cards-4-upd"
+    assert RUN_MARK.match(body["title"]) and isinstance(body["tags"], list)
+    assert not guard(cards, body, create=True)
+    # One free-text value, or one object, and the mapping's own shapes stand.
+    mixed = [*stored, {"title": "Free text", "tags": {"a": 1}}]
+    assert sampled_shapes(cards, mixed) == {}
 
 
 def test_the_guard_predicts_refusal_outside_a_closed_enum() -> None:

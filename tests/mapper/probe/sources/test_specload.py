@@ -139,3 +139,42 @@ def test_discovery_follows_what_the_root_answer_links(case: Linked) -> None:
     assert notes == ([case.note] if case.note else [])
     if found is not None and case.note is None:
         assert found.found is not None and found.upstream_path == found.location
+
+
+def test_a_spec_whose_routes_answer_404_here_is_passed_over() -> None:
+    """A FastAPI app mounted under /api publishes a spec at the root without its
+    `servers:`: its first plain GET route answers 404 there, and discovery goes on."""
+    paths = {"/health": {"get": {}}, "/flows/{id}": {"get": {}}}
+    root_spec = {"openapi": "3.1.0", "paths": paths}
+    mounted_spec = {**root_spec, "servers": [{"url": "/api"}]}
+    answers = {"/openapi.json": httpx.Response(200, json=root_spec),
+               "/api/openapi.json": httpx.Response(200, json=mounted_spec),
+               "/api/health": httpx.Response(200, json=True)}  # fmt: skip
+    fake = Fake(lambda request: answers.get(request.url.path, httpx.Response(404, json={})))
+    notes: list[str] = []
+    found = discover(ProbeClient(BASE, {}, transport=fake.transport), None, notes)
+    assert found is not None and found.location == "/api/openapi.json"
+    assert notes == ["spec: /openapi.json: its GET /health answered 404 here: not this API's "
+                     "description"]  # fmt: skip
+    asked = [path for _, path in fake.log]
+    assert asked[:2] == ["/openapi.json", "/health"] and asked[-1] == "/api/health"
+
+
+SWAGGER_UI = """<!DOCTYPE html><html><body><div id="swagger-ui"></div><script>
+const ui = SwaggerUIBundle({
+    url: '/api/v3/spec.json',
+    "dom_id": "#swagger-ui",
+})</script></body></html>"""
+
+
+def test_a_docs_page_names_the_spec_when_nothing_else_does() -> None:
+    """Swagger UI's `url:` (FastAPI's docs page) names a spec at no well-known path."""
+    spec = {"openapi": "3.1.0", "paths": {}}
+    answers = {"/api/docs": httpx.Response(200, html=SWAGGER_UI),
+               "/api/v3/spec.json": httpx.Response(200, json=spec)}  # fmt: skip
+    fake = Fake(lambda request: answers.get(request.url.path, httpx.Response(404, json={})))
+    found = discover(ProbeClient(BASE, {}, transport=fake.transport), None, [])
+    assert found is not None and found.location == "/api/v3/spec.json"
+    assert found.found == "named by the docs page /api/docs"
+    asked = [path for _, path in fake.log]
+    assert asked[-3:] == ["/docs", "/api/docs", "/api/v3/spec.json"]
