@@ -187,9 +187,11 @@ class Stack:
     # Empty: verify exits 0. Else it exits 1, refusing exactly these, and the runtime
     # serves the proven part through the gate.
     refused: Mapping[str, str] = field(default_factory=dict)
-    # Writes of `entity` the runtime then refuses (403 `writes_not_verified`), each with
-    # its body and the refused claim it names: {"create" | "delete": (body, claim)}
-    refused_writes: Mapping[str, tuple[Mapping[str, Any], str]] = field(default_factory=dict)
+    # With `refused`: a create the runtime then refuses (403 `writes_not_verified`),
+    # naming a refused claim: (entity, body, claim)
+    refused_create: tuple[str, Mapping[str, Any], str] | None = None
+    # The refused claim a delete of `entity` is refused with, when verify refused it
+    refused_delete: str | None = None
     # Claims proven or refused by how fast verify reads back, each with why: the
     # upstream itself changes the value over time
     timing: Mapping[str, str] = field(default_factory=dict)
@@ -440,11 +442,9 @@ STACKS: tuple[Stack, ...] = (
             # the spec's `source` is required by the mock, not declared so in the body
             "operations.sources-customer-post": "OperationRefused",
         },
-        refused_writes={
-            "create": ({"email": "named@example.com", "name": "Ada"},
-                       "entities.customers.write.create (name)"),
-            "delete": ({}, "entities.customers.write.delete"),
-        },
+        refused_create=("customers", {"email": "named@example.com", "name": "Ada"},
+                        "entities.customers.write.create (name)"),
+        refused_delete="entities.customers.write.delete",
     ),
     Stack(
         name="prefect",
@@ -475,6 +475,8 @@ STACKS: tuple[Stack, ...] = (
                  ("invalid_string", "read_only_field", "unknown_field", "missing_required")),
         entity="variables",
         refused=PREFECT_REFUSED,
+        refused_create=("artifacts", {"key": "checklist-artifact", "data": "hello"},
+                        "entities.artifacts.write.create"),
         timing={"entities.v2_concurrency_limits.write.create": "Prefect decays active_slots "
                 "by slot_decay_per_second (made up: 7 a second) from the moment it stores "
                 "it: as sent when read back within 1/7 s, less after"},

@@ -318,9 +318,9 @@ def test_create_update_delete_land_upstream_as_reported(
     assert all(same(stored.get(wire[k]), v) for k, v in changes.items()), (stored, changes)
 
     deleted = call(served, "DELETE", records_path(stack.entity, ident))
-    if "delete" in stack.refused_writes:
+    if stack.refused_delete is not None:
         # Verify refused it (the upstream cannot): refused naming the claim, and kept.
-        refused_by_gate(deleted, stack.refused_writes["delete"][1])
+        refused_by_gate(deleted, stack.refused_delete)
         assert direct_record(stack, upstream, ident) is not None
         return
     assert deleted.status_code == 200 and deleted.json()["deleted"] == ident, deleted.text
@@ -336,12 +336,12 @@ def refused_by_gate(answer: httpx.Response, claim: str) -> None:
 def test_a_write_verify_refused_is_refused_naming_it_and_reaches_nothing(
     stack: Stack, upstream: Upstream, served: RuntimeServer
 ) -> None:
-    if "create" not in stack.refused_writes:
+    if stack.refused_create is None:
         assert not stack.refused, "a row whose verify refuses writes names one to try"
         return
-    body, claim = stack.refused_writes["create"]
+    entity, body, claim = stack.refused_create
     before = snapshot(stack, upstream)
-    refused_by_gate(call(served, "POST", records_path(stack.entity), dict(body)), claim)
+    refused_by_gate(call(served, "POST", records_path(entity), dict(body)), claim)
     assert snapshot(stack, upstream) == before
 
 
