@@ -19,6 +19,7 @@ from ._errors import ProbeError as ProbeError
 from ._errors import RefusedRequest as RefusedRequest
 from ._errors import UnreachableError as UnreachableError
 from ._errors import UsageError as UsageError
+from ._naming import singular as singular
 from ._run import ProbeOptions as ProbeOptions
 from ._run import ProbeRun as ProbeRun
 from ._run import probe as probe
@@ -31,5 +32,5 @@ __all__ = [
     "REASONS", "SAFE_METHODS", "AuthRefused", "Draft", "Finding", "NothingMappable",
     "ProbeError", "ProbeOptions", "ProbeRun", "ReadOnlyTransport", "RefusedRequest",
     "UnreachableError", "UsageError", "Written", "build_mapping", "probe", "probe_command",
-    "probe_summary", "render", "write_draft",
+    "probe_summary", "render", "singular", "write_draft",
 ]  # fmt: skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mapper.probe._naming import singular
+from mapper.probe import singular
 from runtime.mapping import READ_ONLY, Entity
 from runtime.protocol import ProtocolError
 
