@@ -39,6 +39,8 @@ class Claim:
     # The writes at which the upstream sets the field itself ("create", "update").
     server_sets: tuple[str, ...] = ()
     write_only: bool | None = None
+    # Sent on create, absent from the update body: written on create only.
+    create_only: bool | None = None
     max: int | None = None
     values: tuple[Any, ...] = ()
     closed: bool = True
@@ -76,6 +78,7 @@ class FieldDraft:
     read_only: bool = False
     server_sets: tuple[str, ...] = ()
     write_only: bool = False
+    create_only: bool = False
     # False only where the spec says a blank is refused and no sample shows one stored.
     nullable: bool | None = None
     max: int | None = None

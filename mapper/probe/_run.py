@@ -31,6 +31,7 @@ from .decide import (
     Source,
     all_refused,
     build,
+    by_name_and_format,
     by_name_only,
     credentials,
     decide,
@@ -111,6 +112,7 @@ def _refs(sources: dict[str, Source], live: Live | None) -> None:
         for name, src in sources.items()
     }
     details = {name: template(src) for name, src in sources.items()}
+    formats = {name: _id_format(src) for name, src in sources.items()}
     for src in sources.values():
         for wire, (values, declared, explicit) in ref_inputs(src).items():
             name = identifier(wire.split(".")[-3] if wire.endswith(".data.id") else wire)
@@ -119,8 +121,18 @@ def _refs(sources: dict[str, Source], live: Live | None) -> None:
             else:
                 decision = decide(name, values, ids, live.lookup, explicit=explicit,
                                   detail_paths=details)  # fmt: skip
+            if (decision is None or decision.type is None) and all(v is None for v in values):
+                # Nothing stored to look up: the spec's id format may still tell.
+                decision = by_name_and_format(name, declared, formats, src.spec_source) or decision
             if decision is not None:
                 src.refs[wire] = decision
+
+
+def _id_format(src: Source) -> str | None:
+    """The spec's format of a collection's ids (``uuid``), if it says one."""
+    ident = src.id_source()
+    claim = src.spec.fields.get(ident) if src.spec is not None and ident else None
+    return claim.format if claim is not None else None
 
 
 def _entities(sources: dict[str, Source]) -> tuple[dict[str, EntityDraft], list[Finding]]:

@@ -5,6 +5,7 @@ from . import _checks_read as _checks_read
 from . import _checks_write as _checks_write
 from . import _checks_shapes as _checks_shapes
 from . import _checks_fields as _checks_fields
+from . import _checks_createonly as _checks_createonly
 from . import _checks_normalize as _checks_normalize
 from . import _checks_codecs as _checks_codecs
 from . import _checks_query as _checks_query
@@ -14,6 +15,6 @@ from . import _checks_posted as _checks_posted
 # isort: on
 
 MODULES = (
-    _checks_read, _checks_write, _checks_shapes, _checks_fields, _checks_normalize,
-    _checks_codecs, _checks_query, _checks_ops, _checks_delete, _checks_posted,
+    _checks_read, _checks_write, _checks_shapes, _checks_fields, _checks_createonly,
+    _checks_normalize, _checks_codecs, _checks_query, _checks_ops, _checks_delete, _checks_posted,
 )  # fmt: skip

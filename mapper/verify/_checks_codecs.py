@@ -23,7 +23,7 @@ from ._routes import declared_by_spec, not_routed
 from ._subjects import fields, is_writable
 from ._values import same
 from ._wire import evidence
-from ._writing import own_stored, rejected
+from ._writing import own_stored, rejected, write_value
 
 # Values that tell a codec's spelling apart: fractions of a unit, both truth values.
 _PROBES: dict[str, tuple[Any, ...]] = {
@@ -53,7 +53,7 @@ async def codec_roundtrip(ctx: Ctx, subject: Subject) -> str | None:
     codec = str(field.codec)
     for value in _PROBES[codec]:
         try:
-            await ctx.client.update_record(entity, record["id"], {field.name: value})
+            written = await write_value(ctx, entity, field, record, value)
         except ProtocolError as exc:
             if not rejected(exc):
                 raise
@@ -65,7 +65,7 @@ async def codec_roundtrip(ctx: Ctx, subject: Subject) -> str | None:
                 corrections=(_drop_codec(entity, field),),
                 **evidence(),
             ) from None
-        stored = (await ctx.client.get_record(entity, record["id"]) or {}).get(field.name)
+        stored = (await ctx.client.get_record(entity, written) or {}).get(field.name)
         if not same(field, value, stored):
             raise FieldTypeMismatch(
                 f"{entity.name}.{field.name}: {value!r} sent as {codec} reads back as {stored!r}",
@@ -97,10 +97,10 @@ def _form_fields(entity: Entity) -> tuple[list[Field], list[Field]]:
     """The text field the run marks its records with, and the writable objects."""
     writable = [
         f for f in entity.fields.values()
-        if is_writable(entity, f) and not f.write_only and not f.source[1:]
+        if is_writable(entity, f) and not f.write_only and not f.create_only and not f.source[1:]
     ]  # fmt: skip
     tag = tag_field(entity)
-    strings = [tag] if tag is not None else []
+    strings = [tag] if tag is not None and not tag.create_only else []
     nested = [f for f in writable if f.type == "json"]
     return strings, nested
 

@@ -24,7 +24,7 @@ from ._routes import answered_404, declared_by_spec, not_routed
 from ._subjects import fields
 from ._values import NO_VALUE, OUTSIDE_ENUM, guard, same, scalar
 from ._wire import evidence
-from ._writing import own_stored, rejected
+from ._writing import own_stored, rejected, write_value
 
 _DATETIME_PROBE = "2001-02-03T04:05:06Z"
 
@@ -76,7 +76,7 @@ async def _sent_on_create(ctx: Ctx, entity: Entity, field: Field) -> str:
     probe, value = _probe(entity, field)
     body = {**await ctx.synthesised(entity), field.name: value}
     try:
-        made = await ctx.create(probe, body)
+        made = await ctx.create(probe, body, keep={field.name})
     except ProtocolError as exc:
         if not rejected(exc):
             raise
@@ -161,12 +161,12 @@ async def enum_values_accepted(ctx: Ctx, subject: Subject) -> str | None:
     for value in field.values:
         sent = [value] if field.type == "list<enum>" else value
         try:
-            await ctx.client.update_record(entity, record["id"], {field.name: sent})
+            written = await write_value(ctx, entity, field, record, sent)
         except ProtocolError as exc:
             if not rejected(exc):
                 raise
             raise _value_refused(entity, field, value, exc.message) from None
-        stored = (await ctx.client.get_record(entity, record["id"]) or {}).get(field.name)
+        stored = (await ctx.client.get_record(entity, written) or {}).get(field.name)
         if not same(field, sent, stored):
             raise _value_refused(entity, field, value, f"accepted, but stored {stored!r}")
     return f"{len(field.values)} value(s) stored as sent"
@@ -199,18 +199,22 @@ async def enum_closed(ctx: Ctx, subject: Subject) -> str | None:
         raise Skip("declared open (valuesClosed: false)")
     record = await own_stored(ctx, entity)
     sent: Any = [OUTSIDE_ENUM] if field.type == "list<enum>" else OUTSIDE_ENUM
-    if not any(v.code == "invalid_enum" for v in guard(entity, {field.name: sent}, create=False)):
+    if not any(
+        v.code == "invalid_enum"
+        for v in guard(entity, {field.name: sent}, create=field.create_only)
+    ):
         raise CannotSynthesize(f"the guard accepts {sent!r} for {entity.name}.{field.name}")
     try:
-        await ctx.client.update_record(entity, record["id"], {field.name: sent})
+        written = await write_value(ctx, entity, field, record, sent)
     except ProtocolError as exc:
         if not rejected(exc):
             raise
         return "the upstream refuses a value outside the set, as the runtime's guard does"
-    stored = (await ctx.client.get_record(entity, record["id"]) or {}).get(field.name)
+    stored = (await ctx.client.get_record(entity, written) or {}).get(field.name)
     if not same(field, sent, stored):
         return "the upstream ignores a value outside the set (stores nothing)"
-    await ctx.client.update_record(entity, record["id"], {field.name: record.get(field.name)})
+    if not field.create_only:
+        await ctx.client.update_record(entity, written, {field.name: record.get(field.name)})
     where = ("entities", entity.name, "fields", field.name)
     raise EnumNotClosed(
         f"{entity.name}.{field.name} accepted and stored {sent!r}, outside {list(field.values)}",

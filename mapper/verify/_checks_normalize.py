@@ -21,7 +21,7 @@ from ._registry import CHECKS, Subject
 from ._subjects import fields
 from ._values import guard, same
 from ._wire import evidence
-from ._writing import own_stored, refused, rejected
+from ._writing import own_stored, refused, rejected, write_value
 
 _TEXT = "  A2v   Norm  x  "
 _MOMENT = "2031-02-03T04:05:06.789123Z"
@@ -57,17 +57,18 @@ async def normalization_applied(ctx: Ctx, subject: Subject) -> str | None:
     field = entity.fields[str(subject.field)]
     record = await own_stored(ctx, entity)
     sent = probe_value(field)
-    if guard(entity, {field.name: sent}, create=False):
+    found = guard(entity, {field.name: sent}, create=field.create_only)
+    if [v for v in found if v.code != "missing_required"]:
         raise CannotSynthesize(
             f"the guard refuses the probe value {sent!r} for {entity.name}.{field.name}"
         )
     try:
-        await ctx.client.update_record(entity, record["id"], {field.name: sent})
+        written = await write_value(ctx, entity, field, record, sent)
     except ProtocolError as exc:
         if not rejected(exc):
             raise
         raise refused(NormalizationNotApplied, entity, exc, "update") from None
-    stored = (await ctx.client.get_record(entity, record["id"]) or {}).get(field.name)
+    stored = (await ctx.client.get_record(entity, written) or {}).get(field.name)
     exact = dataclasses.replace(field, normalize=(), decimals=None)
     declared = ", ".join(
         [*field.normalize, *([f"decimals {field.decimals}"] * (field.decimals is not None))]

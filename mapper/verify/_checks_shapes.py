@@ -45,7 +45,16 @@ from ._registry import CHECKS, Subject
 from ._subjects import fields
 from ._values import same
 from ._wire import evidence
-from ._writing import create_guarded, own_stored, read_back, refused, rejected, sure, violations
+from ._writing import (
+    create_guarded,
+    own_stored,
+    read_back,
+    refused,
+    rejected,
+    sure,
+    violations,
+    write_value,
+)
 
 
 def _renamed(entity: Entity, field: Field) -> bool:
@@ -76,16 +85,17 @@ async def write_name_lands(ctx: Ctx, subject: Subject) -> str | None:
     if value is None or same(field, value, before.get(field.name)):
         raise Skip(f"no value other than the stored one can be written to {field.name}")
     body = {field.name: value}
-    sure(entity, body, create=False)
+    if not field.create_only:
+        sure(entity, body, create=False)
     try:
-        await ctx.client.update_record(entity, before["id"], body)
+        written = await write_value(ctx, entity, field, before, value)
     except ProtocolError as exc:
         if not rejected(exc):
             raise
         named = sorted({str(v.get("field")) for v in violations(exc) if v.get("field")})
         why = f"the upstream refused it ({exc.message}; fields named: {', '.join(named) or '-'})"
         raise _ignored(entity, field, why) from None
-    stored = await read_back(ctx, entity, before["id"], "update")
+    stored = await read_back(ctx, entity, written, "update")
     if not same(field, value, stored.get(field.name)):
         read_at = ".".join(field.source)
         raise _ignored(
@@ -171,7 +181,7 @@ async def created_found_by_value(ctx: Ctx, subject: Subject) -> str | None:
         )
     again = {**(await ctx.synthesised(entity)), name: body[name]}
     try:
-        twin = await ctx.create(entity, again)
+        twin = await ctx.create(entity, again, mend=False)
     except ProtocolError as exc:
         if not rejected(exc):
             raise

@@ -14,8 +14,9 @@ from runtime.upstream import UpstreamClient
 from ._failures import CannotSynthesize, Skip, VerificationFailure
 from ._ledger import Ledger
 from ._marker import TAG_PREFIX, tag_field
-from ._values import body_for, guard, sampled_shapes
-from ._wire import Recorder
+from ._repair import REPAIR_ROUNDS, reshaped
+from ._values import NO_VALUE, OMIT, UUID, body_for, guard, sampled_shapes, sampled_values
+from ._wire import Recorder, last
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,38 @@ class Snapshot:
         return [r["id"] for r in self.records]
 
 
+def _named(
+    body: dict[str, Any], exc: ProtocolError, made_up_ids: Iterable[str]
+) -> list[dict[str, Any]] | None:
+    """The refusal's violations, each naming a body field: the one its dialect read, or
+    the fields whose values its text quotes ("Could not find block with id: <the id
+    sent>"). A create answered 404 that quotes values of the body ("Work pool 'x' not
+    found") is such a refusal too: those values name records that do not exist."""
+    found: list[dict[str, Any]] = []
+    exchange = last("POST")
+    if exc.is_("upstream_rejected"):
+        found = [v for v in exc.extra.get("violations") or [] if isinstance(v, dict)]
+    elif exc.is_("upstream_error") and exchange is not None and exchange.status == 404:
+        found = [{"field": None, "expected": f"not found: {exchange.excerpt}"}]
+    out: list[dict[str, Any]] = []
+    for violation in found:
+        text = str(violation.get("expected") or "")
+        if violation.get("field") in body:
+            out.append(violation)
+            continue
+        out += [
+            {"field": name, "expected": text}
+            for name, value in body.items()
+            if isinstance(value, str) and len(value) > 3 and value in text
+        ]
+    if found and not out:
+        # A refusal naming nothing ("Data integrity conflict"): the ids the run made up
+        # are the likely culprits, so they are named, with its text.
+        text = " ".join(str(v.get("expected") or "") for v in found)
+        out = [{"field": name, "expected": text} for name in made_up_ids]
+    return out or None
+
+
 @dataclass
 class Ctx:
     mapping: Mapping
@@ -67,6 +100,9 @@ class Ctx:
     _own: dict[str, dict[str, Any]] = field(default_factory=dict)
     _making: set[str] = field(default_factory=set)
     _shapes: dict[str, dict[str, str]] = field(default_factory=dict)
+    _samples: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
+    # entity -> field -> the shapes refusals of its values made the run try (see `_repair`)
+    _tried: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     _counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def entity(self, name: str | None) -> Entity:
@@ -100,11 +136,17 @@ class Ctx:
     def next_n(self) -> int:
         return next(self._counter)
 
-    async def create(self, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
+    async def create(
+        self, entity: Entity, body: dict[str, Any], *, mend: bool = True, keep: Iterable[str] = ()
+    ) -> dict[str, Any]:
         """Create through the runtime's client; the record joins the cleanup ledger at once.
 
         An entity whose ids the client chooses gets one made of the run's marker, so a
         record a killed run left behind is told apart from the owner's by its id too.
+        A refusal naming fields of the body is mended (`_repair`): those values change
+        shape, in `body` itself, so the caller compares what was finally sent. Never
+        the fields in `keep` (the value a check is about), nor anything when not `mend`
+        (a check that expects the refusal).
         """
         if not entity.write.delete and not self.options.allow_leftovers:
             # Its records would stay behind: only an upstream its owner calls disposable
@@ -112,15 +154,64 @@ class Ctx:
             raise Skip(f"{entity.name} records cannot be deleted (the mapping declares no "
                        "delete); written only with --allow-leftovers")  # fmt: skip
         self.changed(entity)
-        if entity.id_client and "id" not in body:
-            body = {"id": self.chosen_id(), **body}
-        try:
-            record = await self.client.create_record(entity, body)
-        except ProtocolError as exc:
-            self.uncertain = self.uncertain or bool(exc.extra.get("outcomeUnknown"))
-            raise
+        sent = {"id": self.chosen_id(), **body} if entity.id_client and "id" not in body else body
+        for round_ in itertools.count():
+            try:
+                record = await self.client.create_record(entity, sent)
+                break
+            except ProtocolError as exc:
+                self.uncertain = self.uncertain or bool(exc.extra.get("outcomeUnknown"))
+                mended = (
+                    await self._mend(entity, sent, exc, frozenset(keep))
+                    if mend and round_ < REPAIR_ROUNDS
+                    else None
+                )
+                if mended is None:
+                    raise
+                for target in {id(sent): sent, id(body): body}.values():
+                    for name in [n for n in target if n in mended and mended[n] is NO_VALUE]:
+                        del target[name]
+                    target.update({n: v for n, v in mended.items() if v is not NO_VALUE})
         self.ledger.add(entity.name, record["id"])
         return record
+
+    async def _mend(
+        self, entity: Entity, body: dict[str, Any], exc: ProtocolError, keep: frozenset[str]
+    ) -> dict[str, Any] | None:
+        """New values for the fields a refusal names, each in its next shape; None when
+        none has a shape left to try, or the guard would refuse the result."""
+        shapes = await self.shapes(entity)
+        made_up = [n for n in body if shapes.get(n) == UUID]
+        found = _named(body, exc, made_up)
+        if found is None:
+            return None
+        found = [v for v in found if v.get("field") not in keep]
+        tried = self._tried.setdefault(entity.name, {})
+        tagged = tag_field(entity)
+        samples = self._samples.get(entity.name, {})
+        fresh = reshaped(
+            entity, body, found, tried=tried,
+            sampled=samples, marked=tagged.name if tagged is not None else None,
+        )  # fmt: skip
+        if not fresh:
+            return None
+        for name, shape in fresh.items():
+            tried.setdefault(name, []).append(shape)
+            shapes[name] = shape  # learnt: later bodies start in this shape
+        mended: dict[str, Any] = dict.fromkeys(fresh, NO_VALUE)  # left out unless made
+        mended |= body_for(
+            entity, run_id=self.run_id, n=self.next_n(), variant=0, refs={}, only=set(fresh),
+            shapes=shapes, samples=samples,
+        )  # fmt: skip
+        kept = {n: v for n, v in (body | mended).items() if v is not NO_VALUE}
+        if any(v.field in mended for v in guard(entity, kept, create=True)):
+            return None
+        return mended
+
+    def left_out(self, entity: Entity) -> list[str]:
+        """The optional fields this run leaves out of its bodies: their made-up values
+        were refused (see `_repair`)."""
+        return [n for n, s in self._shapes.get(entity.name, {}).items() if s == OMIT]
 
     def chosen_id(self) -> str:
         """A client-chosen id: lower case, digits and dashes, as slugs are."""
@@ -134,7 +225,7 @@ class Ctx:
         shapes = await self.shapes(entity)
         body = body_for(
             entity, run_id=self.run_id, n=self.next_n(), variant=variant, refs=refs, only=only,
-            shapes=shapes,
+            shapes=shapes, samples=self._samples.get(entity.name),
         )  # fmt: skip
         if only is not None and (tagged := tag_field(entity)) is not None:
             # Records stay findable by their marker even in a minimal create.
@@ -154,6 +245,7 @@ class Ctx:
                 records = []
             theirs = [r for r in records if not self.ledger.owns(entity.name, str(r.get("id")))]
             self._shapes[entity.name] = sampled_shapes(entity, theirs)
+            self._samples[entity.name] = sampled_values(entity, theirs)
         return self._shapes[entity.name]
 
     async def fresh(self, entity: Entity, *, variant: int = 0) -> dict[str, Any]:

@@ -197,6 +197,10 @@ class ReadOnlyFieldWritable(MappingAtFault):
     title = "a field the mapping calls read-only is stored when written"
 
 
+class CreateOnlyFieldUpdatable(MappingAtFault):
+    title = "a field the mapping calls create-only is stored when updated"
+
+
 class EnumNotClosed(MappingAtFault):
     title = "a closed enum accepts values outside its set"
 

@@ -5,6 +5,11 @@ order of creation (children before the parents they refer to), and each delete
 is confirmed by a read, because an upstream that answers 204 without deleting
 must not be reported as clean. Records carry the run marker (`a2v-<run id>` in a
 string field), so the next run sweeps what an interrupted one left behind.
+
+An upstream may make records of its own in answer to the run's writes (a limit named
+`deployment:<id>` for a deployment created with a concurrency limit). After the
+cleanup, records that name the id of a record the run created are such side effects
+and are removed too (`side_effects`): nobody else knew those ids.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from runtime.upstream import UpstreamClient
 from ._marker import TAG_PREFIX, tag_field
 
 RUN_MARK = re.compile(re.escape(TAG_PREFIX) + r"([0-9a-f]{10})\b")
+# Ids shorter than this (integers, short slugs) occur in anyone's text by chance.
+_UNIQUE_ID_CHARS = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +47,10 @@ class Ledger:
         self._mapping = mapping
         self._client = client
         self._records: list[tuple[str, str]] = []
+        self._created: set[str] = set()  # every id the run created, removed or not
         self.removed = 0
         self.swept: Counter[str] = Counter()
+        self.side_effects: Counter[str] = Counter()
         self.leftovers: list[Leftover] = []
         self.sweep_problems: list[str] = []
 
@@ -49,6 +58,7 @@ class Ledger:
         # An upstream that ignores writes may name the same id for every create.
         if (entity, record_id) not in self._records:
             self._records.append((entity, record_id))
+        self._created.add(record_id)
 
     def forget(self, entity: str, record_id: str) -> None:
         """A check deleted the record and confirmed it gone."""
@@ -110,6 +120,32 @@ class Ledger:
             raise
         return None
 
+    async def sweep_side_effects(self, order: Iterable[str]) -> None:
+        """Remove records the upstream made of its own in answer to the run's writes: those
+        whose text names the id of a record the run created (ids long enough to be
+        unique; integers are never matched)."""
+        ids = {i for i in self._created if len(i) >= _UNIQUE_ID_CHARS}
+        if not ids:
+            return
+        for name in order:
+            entity = self._mapping.entities[name]
+            if not entity.write.delete:
+                continue
+            try:
+                scan = self._client.scan(entity, {}, limit=self._mapping.serve.scan_limit)
+                named = [r async for r in scan if str(r.get("id")) not in ids and _names(r, ids)]
+            except ProtocolError as exc:
+                if not exc.from_upstream:
+                    raise
+                self.sweep_problems.append(f"{name}: cannot look for side effects: {exc.message}")
+                continue
+            for record in named:
+                reason = await self.remove(entity, str(record["id"]))
+                if reason is None:
+                    self.side_effects[name] += 1
+                else:
+                    self.leftovers.append(Leftover(name, record["id"], f"side effect: {reason}"))
+
     async def sweep(self, run_id: str, order: Iterable[str], *, own: bool = False) -> None:
         """Remove what earlier, interrupted runs left: records carrying another run's marker
         (with `own`, this run's: what an interrupted create left without an answer)."""
@@ -151,3 +187,8 @@ class Ledger:
             if match is not None and (match.group(1) == run_id) is own:
                 out.append(record)
         return out
+
+
+def _names(record: dict[str, Any], ids: set[str]) -> bool:
+    """Whether a top-level text value of the record holds one of `ids`."""
+    return any(isinstance(value, str) and any(i in value for i in ids) for value in record.values())

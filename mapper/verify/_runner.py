@@ -215,6 +215,7 @@ class _Runner:
             if writes:
                 with self.timed("cleanup"):
                     await ctx.ledger.cleanup(order)
+                    await ctx.ledger.sweep_side_effects(order)
                     if interrupted or ctx.uncertain:
                         # A create in flight when the run was stopped, or answered in a
                         # way that named no record, may have landed: find it by this
@@ -326,6 +327,7 @@ async def run_verification(
         hosts=sorted(recorder.hosts),
         removed=ctx.ledger.removed,
         swept=dict(ctx.ledger.swept),
+        side_effects=dict(ctx.ledger.side_effects),
         leftovers=list(ctx.ledger.leftovers),
         aborted=runner.aborted,
         timings=runner.timings,

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from runtime.mapping import Entity, Field
@@ -24,9 +25,19 @@ _DATETIMES = ("2031-02-03T04:05:06Z", "2032-03-04T05:06:07Z")
 
 
 # What the stored records show of a field's values: text in a slug's alphabet (names
-# an upstream checks beyond its spec), JSON that is always a list.
+# an upstream checks beyond its spec), JSON that is always a list. The other shapes are
+# learnt from a refusal (see `_repair`): text as a UUID, an email address or a URL, JSON
+# as a copy of a value the upstream already stores (`SAMPLE`), or no value (`OMIT`).
 SLUG = "slug"
 LIST = "list"
+UUID = "uuid"
+EMAIL = "email"
+URL = "url"
+SAMPLE = "sample"
+# Left out of the body: an optional field whose made-up values the upstream refuses.
+OMIT = "omit"
+# Stored values kept per field as models for `SAMPLE`.
+SAMPLES_KEPT = 3
 _SLUG = re.compile(r"^[a-z0-9_-]+$")
 
 
@@ -45,13 +56,34 @@ def sampled_shapes(entity: Entity, records: Iterable[Mapping[str, Any]]) -> dict
     return shapes
 
 
+def sampled_values(entity: Entity, records: Iterable[Mapping[str, Any]]) -> dict[str, list[Any]]:
+    """A few distinct stored values of each JSON field, to copy when a made-up one is
+    refused (a structure the upstream checks beyond its spec)."""
+    out: dict[str, list[Any]] = {}
+    listed = list(records)
+    for field in entity.fields.values():
+        if field.type != "json" or field.read_only:
+            continue
+        kept: list[Any] = []
+        for record in listed:
+            value = record.get(field.name)
+            if value not in (None, {}, []) and value not in kept:
+                kept.append(value)
+            if len(kept) == SAMPLES_KEPT:
+                break
+        if kept:
+            out[field.name] = kept
+    return out
+
+
 def tag_text(run_id: str, entity: Entity, n: int) -> str:
     return f"{TAG_PREFIX}{run_id} {entity.name} {n}"
 
 
 def _slug(text: str) -> str:
-    """Text in a slug's alphabet; the run marker still ends at a word boundary (`-`)."""
-    return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-")
+    """Text in a slug's narrowest alphabet (lower case, digits, dashes: an underscore is
+    refused by some); the run marker still ends at a word boundary (`-`)."""
+    return re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
 
 
 def _fit(text: str, field: Field, variant: int) -> str:
@@ -62,11 +94,20 @@ def _fit(text: str, field: Field, variant: int) -> str:
 
 
 def scalar(
-    field: Field, *, variant: int, n: int, tag: str | None = None, shape: str | None = None
+    field: Field,
+    *,
+    variant: int,
+    n: int,
+    tag: str | None = None,
+    shape: str | None = None,
+    sample: Any = None,
 ) -> Any:
     """A value of `field` the guard accepts; `variant` 1 differs from variant 0; in the
-    `shape` the stored values share, if any."""
+    `shape` the stored values share or a refusal asked for, if any (`sample`: the stored
+    value a `SAMPLE` shape copies)."""
     kind = field.type
+    if shape == OMIT:
+        return NO_VALUE
     if kind == "string" and field.candidates and tag is None:
         # An open enum: values seen stored upstream, never free text it may refuse.
         return _pick(field.candidates, variant)
@@ -75,7 +116,7 @@ def scalar(
             return dt.date(2031 + variant, 1 + variant, 1 + n % 28).isoformat()
         text = tag if tag is not None else f"a2v {field.name} {n}"
         text = _fit(text + (" upd" if variant else ""), field, variant)
-        return _slug(text) if shape == SLUG else text
+        return _shaped(text, shape)
     if kind == "number":
         return 7 + variant
     if kind == "boolean":
@@ -89,11 +130,26 @@ def scalar(
         return [pick] if kind == "list<enum>" else pick
     if kind == "json" and shape == LIST:
         return ["a2v", f"variant-{variant}"]
+    if kind == "json" and shape == SAMPLE and sample is not None:
+        return sample
     if kind == "json":
         # Text values: a form body carries text only, so an object of text reads back
         # the same through a form and through JSON.
         return {"a2v": "yes", "variant": str(variant)}
     return NO_VALUE  # binary, and refs, which need records (see Ctx)
+
+
+def _shaped(text: str, shape: str | None) -> str:
+    """Text in a shape; the run marker survives in all but a UUID's (derived from it)."""
+    if shape == SLUG:
+        return _slug(text)
+    if shape == EMAIL:
+        return f"{_slug(text)}@example.com"
+    if shape == URL:
+        return f"https://example.com/{_slug(text)}"
+    if shape == UUID:
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, text))
+    return text
 
 
 def _pick(values: tuple[Any, ...], variant: int) -> Any:
@@ -113,9 +169,11 @@ def body_for(
     refs: Mapping[str, Any],
     only: set[str] | None = None,
     shapes: Mapping[str, str] | None = None,
+    samples: Mapping[str, Sequence[Any]] | None = None,
 ) -> dict[str, Any]:
     """Every writable field that reads back, and the required ones (or `only` these), with
-    a synthesised value in the shape stored values share (`sampled_shapes`); refs given."""
+    a synthesised value in the shape stored values share (`sampled_shapes`) or a refusal
+    taught (`_repair`); refs given."""
     tagged = tag_field(entity)
     body: dict[str, Any] = {}
     for field in entity.fields.values():
@@ -132,7 +190,10 @@ def body_for(
             continue
         tag = tag_text(run_id, entity, n) if tagged is field else None
         shape = (shapes or {}).get(field.name)
-        value = scalar(field, variant=variant, n=n, tag=tag, shape=shape)
+        kept = (samples or {}).get(field.name) or [None]
+        value = scalar(
+            field, variant=variant, n=n, tag=tag, shape=shape, sample=kept[variant % len(kept)]
+        )
         if value is not NO_VALUE:
             body[field.name] = value
     return body
@@ -140,7 +201,9 @@ def body_for(
 
 def guard(entity: Entity, body: Mapping[str, Any], *, create: bool) -> list[Violation]:
     """What the runtime's guard would refuse in this body."""
-    return check(entity.fields, body, require=create, write_allow=entity.write_allow)
+    return check(
+        entity.fields, body, require=create, write_allow=entity.write_allow, update=not create
+    )
 
 
 def type_violation(field: Field, value: Any) -> Violation | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mapper.probe import singular
-from runtime.mapping import READ_ONLY, Entity
+from runtime.mapping import READ_ONLY, Entity, Field
 from runtime.protocol import ProtocolError
 
 from ._context import Ctx
@@ -149,3 +149,16 @@ async def own_stored(ctx: Ctx, entity: Entity, *, trusting: bool = True) -> dict
     if stored is None:
         raise Skip(f"the run's {entity.name} record cannot be read back (see its create check)")
     return stored
+
+
+async def write_value(
+    ctx: Ctx, entity: Entity, field: Field, record: dict[str, Any], sent: Any
+) -> str:
+    """Write `sent` to the field: by an update of the run's record, or, for a field written
+    on create only (`createOnly`), by a create of a new one. The id of the record written."""
+    if not field.create_only:
+        await ctx.client.update_record(entity, record["id"], {field.name: sent})
+        return str(record["id"])
+    body = {**await ctx.synthesised(entity), field.name: sent}
+    made = await ctx.create(entity, body, keep={field.name})
+    return str(made["id"])

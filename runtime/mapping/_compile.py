@@ -68,6 +68,7 @@ def _field(name: str, spec: dict[str, Any]) -> Field:
         read_only=spec.get(READ_ONLY, False),
         server_sets=tuple(spec.get("serverSets", ())),
         write_only=spec.get("writeOnly", False),
+        create_only=spec.get("createOnly", False),
         nullable=spec.get("nullable"),
         max=spec.get("max"),
         values=values,

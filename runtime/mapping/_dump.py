@@ -74,6 +74,8 @@ def dump_field(f: Field) -> Doc:
         doc["serverSets"] = list(f.server_sets)
     if f.write_only:
         doc["writeOnly"] = True
+    if f.create_only:
+        doc["createOnly"] = True
     if f.nullable is not None:
         doc["nullable"] = f.nullable
     if f.max is not None:

@@ -129,6 +129,8 @@ class Field:
     # "update"); empty: a value sent is refused or ignored at every write.
     server_sets: tuple[ServerWrite, ...] = ()
     write_only: bool = False
+    # Written on create only: the upstream's update takes no such field.
+    create_only: bool = False
     # None: a blank clears the field (the protocol's rule); False: a blank is refused
     nullable: bool | None = None
     max: int | None = None

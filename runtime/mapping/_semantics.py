@@ -93,6 +93,10 @@ def _check_field(
             problems.append(
                 Problem((*path, "serverSets"), "only a readOnly field is set by the server")
             )
+        if spec.get(READ_ONLY) and spec.get("createOnly"):
+            problems.append(
+                Problem((*path, "createOnly"), "a readOnly field is never written; drop one")
+            )
         if spec.get(READ_ONLY) and "writeSource" in spec:
             problems.append(
                 Problem((*path, "writeSource"), "a readOnly field is never written; drop one")

@@ -262,6 +262,9 @@ def _value_violation(field: Field, value: Any, *, day_key: bool) -> tuple[ErrorC
     return None
 
 
+CREATE_ONLY_TEXT = "not writable after create (written on create only)"
+
+
 def check(
     fields: Mapping[str, Field],
     body: Mapping[str, Any],
@@ -269,6 +272,7 @@ def check(
     require: bool,
     write_allow: Sequence[str] = (),
     params: bool = False,
+    update: bool = False,
 ) -> list[Violation]:
     """Every violation in `body`, in body order, then absent required fields in declaration order.
 
@@ -276,7 +280,8 @@ def check(
     update, where a blank required field is still refused. With `params` the
     fields are operation parameters: they carry only name, type, required, max,
     values and entity, so nothing is read-only or a day key, and no extra key is
-    allowed.
+    allowed. With `update` a field written on create only (`createOnly`) is
+    refused as read-only: the upstream's update takes no such field.
     """
     if not isinstance(body, Mapping):
         return [Violation("invalid_json", "", "one JSON object of field values", body)]
@@ -300,6 +305,9 @@ def check(
             continue
         if field.read_only and not params:
             out.append(Violation("read_only_field", key, "not writable (server-managed)", value))
+            continue
+        if field.create_only and update and not params:
+            out.append(Violation("read_only_field", key, CREATE_ONLY_TEXT, value))
             continue
         day_key = field.day_key and not params
         if is_blank(value):

@@ -22,10 +22,13 @@ async def guarded(
     require: bool,
     write_allow: tuple[str, ...] = (),
     params: bool = False,
+    update: bool = False,
 ) -> dict[str, Any]:
     """The body, parsed and guarded, with every violation (dangling refs too) in one 400."""
     body = (parse_body(raw) if raw else None) or {}
-    found = check(fields, body, require=require, write_allow=write_allow, params=params)
+    found = check(
+        fields, body, require=require, write_allow=write_allow, params=params, update=update
+    )
     if not any(v.code == "invalid_ref" and v.expected.startswith("at most") for v in found):
         # Ids the guard found malformed are not read: they name nothing by construction.
         refused = {v.field for v in found}

@@ -112,8 +112,9 @@ async def update_record(
 
     async def guard() -> dict[str, Any]:
         values = await guarded(
-            state, entity.fields, body, require=False, write_allow=entity.write_allow
-        )
+            state, entity.fields, body, require=False, write_allow=entity.write_allow,
+            update=True,
+        )  # fmt: skip
         _refuse_unverified(state, entity, "update", values)
         return values
 

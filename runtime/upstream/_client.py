@@ -241,7 +241,7 @@ class UpstreamClient:
             kept = {
                 name: current.get(name)
                 for name, field in entity.fields.items()
-                if not field.read_only and not field.write_only
+                if not field.read_only and not field.write_only and not field.create_only
             }
             changes = kept | changes
         answer = await self._send(

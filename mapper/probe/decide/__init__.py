@@ -25,6 +25,7 @@ from ._pagefit import with_size_cap as with_size_cap
 from ._paging import Paging as Paging
 from ._paging import spec_paging as spec_paging
 from ._pocketbase_draft import pocketbase as pocketbase
+from ._refs import by_name_and_format as by_name_and_format
 from ._refs import by_name_only as by_name_only
 from ._refs import decide as decide
 from ._refused import all_refused as all_refused
@@ -42,6 +43,7 @@ __all__ = [
     "Source",
     "all_refused",
     "build",
+    "by_name_and_format",
     "by_name_only",
     "credentials",
     "decide",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._draft import SPEC_SOURCES, Claim, Ev, FieldDraft
-from ..sources import NOT_SENT
+from ..sources import NOT_SENT, NOT_UPDATED
 from ._codecs import choose as choose_codec
 from ._refs import RefDecision
 
@@ -116,6 +116,10 @@ def _flags(draft: FieldDraft, field: FieldInput, declared: Claim | None) -> None
             f"{field.options.required} in options; {field.spec.source} won"
         )
     spec = field.spec
+    if spec is not None and spec.create_only and not draft.read_only:
+        draft.create_only = True
+        draft.evidence.append(Ev(spec.source, NOT_UPDATED))
+        draft.notes.append(f"create-only: {NOT_UPDATED}")
     if spec is not None and spec.read_only and spec.detail == NOT_SENT:
         draft.evidence.append(Ev(spec.source, NOT_SENT))
         draft.notes.append(f"read-only: shown in records, {NOT_SENT}")

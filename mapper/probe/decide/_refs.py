@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._draft import Ev
+from .._draft import Claim, Ev
 from .._naming import target_names
 from ..live import kind_of
 
@@ -168,4 +168,30 @@ def by_name_only(
     return RefDecision(
         None, None, candidates=(found[0],),
         note=f"ref candidate {found[0]} (by name); only a live lookup can confirm it",
+    )  # fmt: skip
+
+
+# Spec formats only ids take: a field in one names a record wherever its name does too.
+ID_FORMATS = frozenset({"uuid"})
+
+
+def by_name_and_format(
+    field: str, declared: Claim | None, id_formats: Mapping[str, str | None], source: str
+) -> RefDecision | None:
+    """With no stored value to look up: a ref when the field is named for an entity and
+    the spec gives it the format of that entity's ids (both ``uuid``), left for the
+    verifier to prove (its create writes the id of a record of the target, and the
+    stored reference must resolve there)."""
+    if declared is None or declared.wire != "string" or declared.format not in ID_FORMATS:
+        return None
+    found = [t for t in target_names(field) if t in id_formats]
+    if not found or id_formats[found[0]] != declared.format:
+        return None
+    target = found[0]
+    return RefDecision(
+        "ref", target,
+        (Ev("name", f"the name {field!r} names {target}"),
+         Ev(source, f"format {declared.format}, the format of {target} ids")),
+        "low", candidates=(target,),
+        note="ref by name and id format; no stored value of it to look up: verify proves it",
     )  # fmt: skip

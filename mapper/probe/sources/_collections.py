@@ -26,6 +26,8 @@ from ._writeshape import UNIQUE_KEYWORD, unique_fields, wrapped_body
 
 # Why a field the spec does not mark readOnly is read-only (see `_fields`).
 NOT_SENT = "not in the create body"
+# Why a writable field is written on create only (see `_create_only`).
+NOT_UPDATED = "in the create body, not in the update body"
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +203,7 @@ def group_all(
         if create is not None and wrap is not None:
             create = replace(create, request=Body("json", wrap[1]))
         fields, required, problems = _fields(path, item, create, spec)
+        fields = _create_only(fields, create, _update_route(detail_routes, kept), wrap, spec)
         if not templated:
             findings.extend(problems)
         client_id = create is not None and id_param in required
@@ -246,6 +249,46 @@ def group_all(
     collections = [replace(c, name=names[c.path]) for c in collections]
     rest = [r for r in spec.routes if (r.method, r.path) not in consumed]
     return collections, nested, rest, findings
+
+
+def _update_route(routes: dict[str, SpecRoute], kept: frozenset[str]) -> SpecRoute | None:
+    """The route updates go to: PATCH, else PUT, when the runtime can send it."""
+    return next((routes[m] for m in ("PATCH", "PUT") if m in kept), None)
+
+
+def _create_only(
+    fields: dict[str, Claim], create: SpecRoute | None, update: SpecRoute | None,
+    wrap: tuple[str, Any] | None, spec: SpecRoutes,
+) -> dict[str, Claim]:  # fmt: skip
+    """Writable fields the create body has and the update body lacks (Prefect's
+    ``FlowCreate`` has ``name``, ``FlowUpdate`` only ``tags``): written on create only.
+
+    Only when both bodies are known: an update without a body schema, or one declaring
+    no property (an open object), says nothing about which fields it takes."""
+    if create is None or update is None or update.request.kind not in ("json", "form"):
+        return fields
+    schema = update.request.schema
+    if wrap is not None:
+        shown = frozenset(n for n in fields if n != wrap[0])
+        inner = wrapped_body(schema, shown, spec.resolver)
+        if inner is None or inner[0] != wrap[0]:
+            return fields
+        schema = inner[1]
+    try:
+        sent, _ = body_fields(create.request.schema, spec.resolver, spec.source)
+        taken, _ = body_fields(schema, spec.resolver, spec.source)
+    except SchemaProblem:
+        return fields
+    if not sent or not taken:
+        return fields
+    return {
+        name: (
+            replace(claim, create_only=True)
+            if name in sent and name not in taken and not claim.read_only
+            else claim
+        )
+        for name, claim in fields.items()
+    }
 
 
 def _answered_under(
@@ -324,7 +367,9 @@ def _posted(
         m for m in ("GET", "PUT", "PATCH", "DELETE")
         if m in detail_routes and _sendable(detail_routes[m], spec)
     )  # fmt: skip
-    fields, required, problems = _fields(own, item, creates.get("POST") if listed else None, spec)
+    create = creates.get("POST") if listed else None
+    fields, required, problems = _fields(own, item, create, spec)
+    fields = _create_only(fields, create, _update_route(detail_routes, kept), None, spec)
     route = listing.route
     coll = SpecCollection(
         name=name, path=own, detail_path=detail_path, id_param=id_param, tag=route.tag,

@@ -90,7 +90,7 @@ FILTERS = {
 QUIRKS = frozenset({
     "ignore-done-filter", "title-optional", "priority-open", "created-writable", "cascade",
     "delete-noop", "drop-done", "ignore-ordering", "duplicate-pages", "position-required",
-    "unique-titles", "created-kept", "no-delete-route", "busy-twice",
+    "unique-titles", "created-kept", "no-delete-route", "busy-twice", "priority-fixed",
 })  # fmt: skip
 
 
@@ -233,6 +233,8 @@ class FakeApi:
 
     def _update(self, table: str, record: dict[str, Any], values: dict[str, Any]) -> httpx.Response:
         errors = self._errors(table, values, create=False)
+        if "priority-fixed" in self.quirks and table == "cards" and "priority" in values:
+            errors["priority"] = ["This field cannot be changed."]
         if errors:
             return httpx.Response(400, json=errors)
         record.update(self._clean(table, values))

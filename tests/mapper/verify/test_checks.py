@@ -16,6 +16,7 @@ from mapper.verify import (
 )
 from mapper.verify._failures import (
     ClientIdIgnored,
+    CreateOnlyFieldUpdatable,
     DeleteEffectMismatch,
     EnumNotClosed,
     FilterIgnored,
@@ -26,6 +27,7 @@ from mapper.verify._failures import (
     RequiredNotEnforced,
     SortIgnored,
     UndeclaredRequired,
+    UpdateRefused,
     WriteAnswerMissing,
     WriteNameIgnored,
     WriteNotPersisted,
@@ -366,3 +368,40 @@ async def test_a_write_answer_key_is_proven_by_a_create(answer: str, outcome: st
         assert isinstance(failure, WriteAnswerMissing) and failure.wrong == "mapping"
         assert failure.request and failure.request.startswith("POST") and failure.response
     assert not leftovers(api) and not report.leftovers  # a record made anyway is swept
+
+
+CREATE_ONLY = MAPPING_YAML.replace(
+    "priority: {type: enum, values: [low, high]}",
+    "priority: {type: enum, values: [low, high], createOnly: true}",
+)
+WHERE_CREATE_ONLY = ("entities", "cards", "fields", "priority", "createOnly")
+
+
+async def test_a_create_only_field_refused_on_update_is_proven_and_left_out_of_updates() -> None:
+    assert CREATE_ONLY != MAPPING_YAML
+    api = FakeApi("priority-fixed")
+    report = await run_verification(mapping(CREATE_ONLY), VerifyOptions(), transport=api.transport)
+    assert report.outcome == "verified", [r.as_dict() for r in report.failures]
+    notes = {r.claim: r.note for r in report.results}
+    assert notes["entities.cards.fields.priority.createOnly"] == "the upstream refuses it on update"
+    assert "priority" not in str(notes["entities.cards.write.update"])
+    assert not leftovers(api) and not report.leftovers
+
+
+async def test_a_create_only_field_the_upstream_stores_on_update_is_the_mappings_fault() -> None:
+    api = FakeApi()
+    report = await run_verification(mapping(CREATE_ONLY), VerifyOptions(), transport=api.transport)
+    result = next(
+        r for r in report.results if r.claim == "entities.cards.fields.priority.createOnly"
+    )
+    failure = result.failure
+    assert isinstance(failure, CreateOnlyFieldUpdatable) and failure.wrong == "mapping"
+    assert failure.corrections == (Correction(WHERE_CREATE_ONLY, "remove"),)
+    assert failure.request and failure.response
+    assert not leftovers(api) and not report.leftovers
+
+
+async def test_without_create_only_the_update_round_trip_sends_the_field_and_is_refused() -> None:
+    report = await verify(FakeApi("priority-fixed"))
+    result = next(r for r in report.results if r.claim == "entities.cards.write.update")
+    assert isinstance(result.failure, UpdateRefused)

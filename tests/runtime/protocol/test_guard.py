@@ -12,6 +12,7 @@ import pytest
 from runtime.mapping import Entity, Field, load_mapping
 from runtime.protocol import MAX_REFS, OPAQUE_EXPECTED, Unrepresentable
 from runtime.protocol._guard import (
+    CREATE_ONLY_TEXT,
     NO_WRITABLE_TEXT,
     REQUIRED_TEXT,
     Violation,
@@ -414,3 +415,23 @@ def test_an_update_never_changes_the_id() -> None:
     found = check(SLUGGED.fields, {"id": "other"}, require=False)
     assert [(v.code, v.field) for v in found] == [("unknown_field", "id")]
     assert "id" not in replace(SLUGGED, id_client=False).create_fields()
+
+
+def test_create_only_field_is_refused_on_update_with_every_other_violation() -> None:
+    made = fields(
+        f("name", "string", required=True, create_only=True), f("tags", "json"), *CARDS.values()
+    )
+    body = {"name": "renamed", "priority": "nope", "tags": ["a"]}
+    found = check(made, body, require=False, update=True)
+    assert [(v.code, v.field) for v in found] == [
+        ("read_only_field", "name"),
+        ("invalid_enum", "priority"),
+    ]
+    assert found[0].expected == CREATE_ONLY_TEXT
+    assert found[0].got == "renamed"
+
+
+def test_create_only_field_is_written_on_create() -> None:
+    made = fields(f("name", "string", required=True, create_only=True), f("tags", "json"))
+    assert check(made, {"name": "first"}, require=True) == []
+    assert check(made, {"tags": ["a"]}, require=False, update=True) == []

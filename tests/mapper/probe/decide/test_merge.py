@@ -9,6 +9,7 @@ import pytest
 from mapper.probe._draft import Claim, Ev
 from mapper.probe.decide._merge import FieldInput, merge
 from mapper.probe.decide._refs import RefDecision
+from mapper.probe.sources import NOT_UPDATED
 
 SPEC_STR = Claim("openapi", type="string", wire="string")
 SPEC_NUM = Claim("openapi", type="number", wire="number")
@@ -186,3 +187,16 @@ def test_a_list_of_nested_objects_keeps_its_source_and_is_marked_nested() -> Non
     assert draft.nested_base() == "labels" and draft.write_keys("labels") == (
         "label_ids", "labelIds",
     )  # fmt: skip
+
+
+def test_create_only_from_the_spec_is_kept_with_its_evidence() -> None:
+    spec = Claim("openapi", type="string", wire="string", create_only=True)
+    draft = merge(FieldInput("name", "name", spec=spec, sampled=True, present=True))
+    assert draft is not None and draft.create_only and not draft.read_only
+    assert Ev("openapi", NOT_UPDATED) in draft.evidence
+
+
+def test_a_read_only_field_is_never_create_only() -> None:
+    spec = Claim("openapi", type="string", wire="string", read_only=True, create_only=True)
+    draft = merge(FieldInput("slug", "slug", spec=spec, sampled=True, present=True))
+    assert draft is not None and draft.read_only and not draft.create_only

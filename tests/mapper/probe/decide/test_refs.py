@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from mapper.probe.decide._refs import by_name_only, decide, id_like
+from mapper.probe._draft import Claim
+from mapper.probe.decide._refs import by_name_and_format, by_name_only, decide, id_like
 
 ENTITIES = {
     "lists": frozenset({"list_todo", "list_doing", "1", "2"}),
@@ -112,6 +113,50 @@ def test_without_live_samples_a_name_is_only_a_candidate() -> None:
     assert decision is not None and decision.type is None and decision.candidates == ("lists",)
     assert by_name_only("list", "boolean", ENTITIES) is None
     assert by_name_only("colour", "string", ENTITIES) is None
+
+
+@pytest.mark.parametrize(
+    ("field", "claim", "formats", "entity"),
+    [
+        # named for an entity, and in the format of its ids: a ref for the verifier to prove
+        (
+            "flow_id",
+            Claim("openapi", "string", wire="string", format="uuid"),
+            {"flows": "uuid"},
+            "flows",
+        ),
+        # the target's ids are in another format, or in none the spec says
+        (
+            "flow_id",
+            Claim("openapi", "string", wire="string", format="uuid"),
+            {"flows": None},
+            None,
+        ),
+        # a format ids do not have alone, or no format at all
+        (
+            "flow_id",
+            Claim("openapi", "string", wire="string", format="date"),
+            {"flows": "date"},
+            None,
+        ),
+        ("flow_id", Claim("openapi", "string", wire="string"), {"flows": None}, None),
+        # named for nothing mapped
+        (
+            "pool_id",
+            Claim("openapi", "string", wire="string", format="uuid"),
+            {"flows": "uuid"},
+            None,
+        ),
+    ],
+)
+def test_with_nothing_stored_a_ref_is_named_and_in_its_target_id_format(
+    field: str, claim: Claim, formats: dict[str, str | None], entity: str | None
+) -> None:
+    decision = by_name_and_format(field, claim, formats, "openapi")
+    assert (decision.entity if decision else None) == entity
+    if decision is not None:
+        assert decision.type == "ref" and decision.confidence == "low"
+        assert [e.source for e in decision.evidence] == ["name", "openapi"]
 
 
 NESTED = [{"id": 3, "name": "high"}, {"id": 1, "name": "low"}, None]

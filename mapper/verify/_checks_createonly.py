@@ -1,0 +1,75 @@
+"""Create-only claims proven by an update of the run's own record: refused or ignored."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from runtime.mapping import Entity, Field
+from runtime.protocol import ProtocolError
+from runtime.upstream import to_upstream
+
+from ._context import Ctx
+from ._failures import Correction, CreateOnlyFieldUpdatable, Skip
+from ._registry import CHECKS, Subject
+from ._routes import answered_404, declared_by_spec, not_routed
+from ._subjects import fields
+from ._values import same
+from ._wire import evidence
+from ._writing import own_stored, rejected
+
+CREATE_ONLY = "createOnly"
+
+
+def _create_only(entity: Entity, field: Field) -> bool:
+    return field.create_only and not field.read_only
+
+
+@CHECKS.register(
+    phase="write",
+    writes=True,
+    subjects=fields("an update sending it is refused or ignored", CREATE_ONLY, _create_only),
+)
+async def create_only_refused(ctx: Ctx, subject: Subject) -> str | None:
+    """An update carrying a create-only field is refused by the upstream, or stores nothing.
+
+    The runtime's guard refuses such an update and its client never sends the field on
+    one; the value is sent here on purpose, through the same client, to see what the
+    upstream does. Stored as sent: the claim is the mapping's fault."""
+    entity = ctx.entity(subject.entity)
+    field = entity.fields[str(subject.field)]
+    if not entity.write.update:
+        raise Skip(f"{entity.name} has no update")
+    before = await own_stored(ctx, entity)
+    value = (await ctx.synthesised(entity, variant=1, only={field.name})).get(field.name)
+    if value is None or same(field, value, before.get(field.name)):
+        raise Skip(f"no value for {field.name} that differs from the stored one")
+    body = {field.name: value}
+    if entity.write.update == "PUT":
+        # PUT replaces the record: the other values go along unchanged.
+        kept = [
+            f for f in entity.fields.values()
+            if not f.read_only and not f.write_only and not f.create_only
+        ]  # fmt: skip
+        body = {f.name: before.get(f.name) for f in kept} | body
+    payload = to_upstream(entity, body, envelope=ctx.mapping.upstream.write_envelope)
+    path = entity.detail_path.replace("{id}", quote(before["id"], safe=""))
+    method = entity.write.update
+    try:
+        await ctx.client.call(method, path, json=payload, entity=entity)
+    except ProtocolError as exc:
+        if answered_404(method) and declared_by_spec(entity.evidence):
+            raise not_routed(f"{entity.name} {before['id']!r}", method, op="update") from None
+        if not rejected(exc):
+            raise
+        return "the upstream refuses it on update"
+    stored = (await ctx.client.get_record(entity, before["id"]) or {}).get(field.name)
+    if same(field, value, stored):
+        raise CreateOnlyFieldUpdatable(
+            f"{entity.name}.{field.name} was updated to {value!r} and reads back so",
+            fix=f"remove createOnly: true from entities.{entity.name}.fields.{field.name}",
+            corrections=(
+                Correction(("entities", entity.name, "fields", field.name, CREATE_ONLY), "remove"),
+            ),
+            **evidence("GET"),
+        )
+    return "the upstream ignores it on update"
