@@ -131,6 +131,16 @@ def verify(
             "upstream); the report lists what is left",
         ),
     ] = False,
+    sweep_after: Annotated[
+        float | None,
+        typer.Option(
+            "--sweep-after",
+            help="sweep records of other, interrupted runs only once they started this many "
+            "seconds ago, 3600 unless given (a younger run may still be going); 0 sweeps "
+            "them all",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Prove every claim of a mapping against the live upstream; stamp it or refuse it.
 
@@ -149,6 +159,7 @@ def verify(
             write_corrected=write_corrected,
             allow_leftovers=allow_leftovers,
             scope=tuple(name for value in scope or () for name in value.split(",") if name),
+            sweep_after=sweep_after,
         )
     )
 

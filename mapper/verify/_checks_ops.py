@@ -54,12 +54,41 @@ def _may_run(ctx: Ctx, op: Operation, request: Request) -> None:
         raise Skip("may write: not run with --read-only")
     refs = {name for name, p in op.params.items() if p.is_ref and p.entity}
     placeholders = set(_PLACEHOLDER.findall(request.path))
-    if not placeholders or not placeholders <= refs:
+    named = {name for name in placeholders if _own_field(ctx, op, name) is not None}
+    if not placeholders or not placeholders <= refs | named:
         raise Skip("it would act on records the verifier did not create")
-    for name in placeholders:
+    for name in placeholders - named:
         target = ctx.mapping.entities.get(str(op.params[name].entity))
         if target is None or not target.write.create:
             raise Skip(f"{name} would name a record the verifier cannot create")
+
+
+def _own_field(ctx: Ctx, op: Operation, name: str) -> Entity | None:
+    """The entity a path placeholder names a record of by one of its fields
+    (`/api/flows/name/{name}`: a flow, by its name), when the run can make a record of
+    it: the placeholder then takes the value the run's own record stores there.
+
+    The entity is the operation's own, else the one whose listing path the request's
+    path extends."""
+    request = op.request or (op.job.request if op.job is not None else None)
+    param = op.params.get(name)
+    if request is None or param is None or param.is_ref or f"{{{name}}}" not in request.path:
+        return None
+    entity = ctx.mapping.entities.get(op.entity) if op.entity else _under(ctx, request.path)
+    if entity is None or name not in entity.fields or param.type not in ("string", "number"):
+        return None
+    if entity.fields[name].type != param.type:
+        return None
+    return entity if entity.write.create or ctx.options.read_only else None
+
+
+def _under(ctx: Ctx, path: str) -> Entity | None:
+    """The entity whose listing path is the longest one `path` extends."""
+    within = [
+        e for e in ctx.mapping.entities.values()
+        if path.startswith(e.path.rstrip("/") + "/")
+    ]  # fmt: skip
+    return max(within, key=lambda e: len(e.path.rstrip("/")), default=None)
 
 
 @CHECKS.register(phase="operations", subjects=each_operation)
@@ -80,6 +109,14 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
             args[name] = [record["id"]] if param.type == "list<ref>" else record["id"]
             if param.entity == op.entity and target is None:
                 target = (param.entity, record["id"])
+        elif (named := _own_field(ctx, op, name)) is not None:
+            record = await _record_for(ctx, named, destructive=op.destructive)
+            stored = await ctx.client.get_record(named, record["id"]) or {}
+            if stored.get(name) is None:
+                raise Skip(f"the run's {named.name} record stores no {name} to call it with")
+            args[name] = stored[name]
+            if target is None:
+                target = (named.name, record["id"])
         elif param.required:
             value = scalar(param, variant=0, n=ctx.next_n())
             if value is NO_VALUE:

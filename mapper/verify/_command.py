@@ -21,7 +21,7 @@ from runtime.mapping import (
 from runtime.mapping import write_stamp as save_stamp
 
 from .._exits import Exit
-from ._context import VerifyOptions
+from ._context import SWEEP_AFTER_SECONDS, VerifyOptions
 from ._correct import corrected_text
 from ._junit import junit_xml
 from ._progress import RichProgress
@@ -47,6 +47,7 @@ def verify_command(
     progress: bool = True,
     allow_leftovers: bool = False,
     scope: tuple[str, ...] = (),
+    sweep_after: float | None = None,
 ) -> int:
     if not mapping_path.is_file():
         return _usage(f"no such mapping file: {mapping_path}")
@@ -56,6 +57,10 @@ def verify_command(
         return _usage("--read-only and --include-destructive exclude each other")
     if read_only and allow_leftovers:
         return _usage("--read-only and --allow-leftovers exclude each other")
+    if sweep_after is None:
+        sweep_after = SWEEP_AFTER_SECONDS
+    if not sweep_after >= 0:
+        return _usage(f"--sweep-after must be 0 or more seconds, not {sweep_after}")
     try:
         mapping = load_mapping(mapping_path)
     except MappingError as exc:
@@ -68,7 +73,7 @@ def verify_command(
             declared = ", ".join(mapping.entities)
             return _usage(f"{option} names no entity: {', '.join(unknown)} (declared: {declared})")
     options = VerifyOptions(
-        read_only, include_destructive, tuple(only), allow_leftovers, tuple(scope)
+        read_only, include_destructive, tuple(only), allow_leftovers, tuple(scope), sweep_after
     )
 
     async def verify() -> Report:

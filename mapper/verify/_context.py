@@ -18,6 +18,9 @@ from ._repair import REPAIR_ROUNDS, reshaped
 from ._values import NO_VALUE, OMIT, UUID, body_for, guard, sampled_shapes, sampled_values
 from ._wire import Recorder, last
 
+# Another run's records are swept only once it started this long ago (seconds).
+SWEEP_AFTER_SECONDS = 3600.0
+
 
 @dataclass(frozen=True, slots=True)
 class VerifyOptions:
@@ -28,6 +31,9 @@ class VerifyOptions:
     allow_leftovers: bool = False
     # Verify and stamp these entities only; the stamp withholds the rest as not verified.
     scope: tuple[str, ...] = ()
+    # Another run's records are swept only once it started this long ago (seconds):
+    # a younger run may still be going, against the same upstream.
+    sweep_after: float = SWEEP_AFTER_SECONDS
 
     @property
     def chosen(self) -> tuple[str, ...]:

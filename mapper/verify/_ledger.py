@@ -15,6 +15,8 @@ and are removed too (`side_effects`): nobody else knew those ids.
 from __future__ import annotations
 
 import re
+import secrets
+import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -28,6 +30,27 @@ from runtime.upstream import UpstreamClient
 from ._marker import TAG_PREFIX, tag_field
 
 RUN_MARK = re.compile(re.escape(TAG_PREFIX) + r"([0-9a-f]{10})\b")
+# A run id: the second the run started (8 hex digits), then 2 random ones.
+_STARTED_DIGITS = 8
+# A run id whose start lies further ahead than this is no time (an id made before run
+# ids carried one): its records are swept as those of any run long over.
+_CLOCK_SKEW_SECONDS = 86400
+
+
+def new_run_id(now: float | None = None) -> str:
+    """A run id that says when its run started, so a sweep can tell a run that may
+    still be going from one long over."""
+    started = int(time.time() if now is None else now)
+    return f"{started:0{_STARTED_DIGITS}x}{secrets.token_hex(1)}"
+
+
+def run_age(run_id: str, now: float | None = None) -> float | None:
+    """Seconds since the run started; None when its id carries no time."""
+    started = int(run_id[:_STARTED_DIGITS], 16)
+    age = (time.time() if now is None else now) - started
+    return None if age < -_CLOCK_SKEW_SECONDS else age
+
+
 # Ids shorter than this (integers, short slugs) occur in anyone's text by chance.
 _UNIQUE_ID_CHARS = 12
 
@@ -50,6 +73,8 @@ class Ledger:
         self._created: set[str] = set()  # every id the run created, removed or not
         self.removed = 0
         self.swept: Counter[str] = Counter()
+        # Records of other runs too young to sweep (they may still be going)
+        self.running: Counter[str] = Counter()
         self.side_effects: Counter[str] = Counter()
         self.leftovers: list[Leftover] = []
         self.sweep_problems: list[str] = []
@@ -146,9 +171,13 @@ class Ledger:
                 else:
                     self.leftovers.append(Leftover(name, record["id"], f"side effect: {reason}"))
 
-    async def sweep(self, run_id: str, order: Iterable[str], *, own: bool = False) -> None:
+    async def sweep(
+        self, run_id: str, order: Iterable[str], *, own: bool = False, lease: float = 0.0
+    ) -> None:
         """Remove what earlier, interrupted runs left: records carrying another run's marker
-        (with `own`, this run's: what an interrupted create left without an answer)."""
+        whose run started at least `lease` seconds ago (a younger one may still be going:
+        its records are counted in `running` and left alone); with `own`, this run's:
+        what an interrupted create left without an answer."""
         for name in order:
             entity = self._mapping.entities[name]
             tagged = tag_field(entity)
@@ -162,6 +191,9 @@ class Ledger:
                 self.sweep_problems.append(f"{name}: cannot look for leftovers: {exc.message}")
                 continue
             for record in marked:
+                if not own and _young(record.get(tagged.name), lease):
+                    self.running[name] += 1
+                    continue
                 reason = await self.remove(entity, record["id"])
                 if reason is None and own:
                     self.removed += 1
@@ -192,3 +224,12 @@ class Ledger:
 def _names(record: dict[str, Any], ids: set[str]) -> bool:
     """Whether a top-level text value of the record holds one of `ids`."""
     return any(isinstance(value, str) and any(i in value for i in ids) for value in record.values())
+
+
+def _young(marked: object, lease: float) -> bool:
+    """Whether the run that marked this value started less than `lease` seconds ago."""
+    match = RUN_MARK.match(marked) if isinstance(marked, str) else None
+    if match is None or lease <= 0:
+        return False
+    age = run_age(match.group(1))
+    return age is not None and age < lease

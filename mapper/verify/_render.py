@@ -56,6 +56,9 @@ def render(report: Report) -> str:
     if report.swept:
         swept = ", ".join(f"{n} {e}" for e, n in report.swept.items())
         out.append(f"  swept from interrupted earlier runs: {swept}")
+    if report.running:
+        young = ", ".join(f"{n} {e}" for e, n in report.running.items())
+        out.append(f"  left alone, marked by runs that may still be going (--sweep-after): {young}")
     if report.side_effects:
         made = ", ".join(f"{n} {e}" for e, n in report.side_effects.items())
         out.append(f"  removed, made by the upstream in answer to the run's writes: {made}")

@@ -99,6 +99,8 @@ class Report:
     hosts: list[str] = field(default_factory=list)
     removed: int = 0
     swept: Mapping[str, int] = field(default_factory=dict)
+    # Records of other runs left alone: they started less than the lease ago
+    running: Mapping[str, int] = field(default_factory=dict)
     # Records the upstream made in answer to the run's writes, removed with them
     side_effects: Mapping[str, int] = field(default_factory=dict)
     leftovers: list[Leftover] = field(default_factory=list)
@@ -190,6 +192,7 @@ class Report:
             "cleanup": {
                 "removed": self.removed,
                 "sweptFromEarlierRuns": dict(self.swept),
+                "leftForRecentRuns": dict(self.running),
                 "sideEffectsRemoved": dict(self.side_effects),
                 "leftovers": [x.as_dict() for x in self.leftovers],
             },

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import secrets
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -35,7 +34,7 @@ from ._catalog import MODULES
 from ._context import Ctx, VerifyOptions
 from ._failures import NotProven, Skip, UpstreamMisbehaved, VerificationFailure, VerifyError
 from ._graph import components, parents_first
-from ._ledger import Ledger
+from ._ledger import Ledger, new_run_id
 from ._registry import CHECKS, CheckSpec, Phase, Subject
 from ._report import CheckResult, Outcome, Report
 from ._wire import Recorder, evidence, scoped
@@ -196,7 +195,7 @@ class _Runner:
         try:
             if writes:
                 with self.timed("sweep"):
-                    await ctx.ledger.sweep(ctx.run_id, order)
+                    await ctx.ledger.sweep(ctx.run_id, order, lease=ctx.options.sweep_after)
             reads: tuple[Phase, ...] = ("read",) if writes else ("read", "query")
             with self.timed("read"):
                 await asyncio.gather(*(self._entity(n, reads) for n in names))
@@ -281,7 +280,7 @@ async def run_verification(
     progress: Progress | None = None,
 ) -> Report:
     """Verify `mapping` against its live upstream; the report says what was proven."""
-    run_id = secrets.token_hex(5)
+    run_id = new_run_id()
     recorder = Recorder(mapping, transport)
     client = UpstreamClient.for_mapping(mapping, transport=recorder)
     ctx = Ctx(mapping, client, recorder, options, run_id, Ledger(mapping, client))
@@ -327,6 +326,7 @@ async def run_verification(
         hosts=sorted(recorder.hosts),
         removed=ctx.ledger.removed,
         swept=dict(ctx.ledger.swept),
+        running=dict(ctx.ledger.running),
         side_effects=dict(ctx.ledger.side_effects),
         leftovers=list(ctx.ledger.leftovers),
         aborted=runner.aborted,

@@ -103,7 +103,8 @@ def _read(field: Field, value: Any) -> Any:
 
 
 def to_protocol(entity: Entity, raw: Mapping[str, Any]) -> dict[str, Any]:
-    """A foreign record as the protocol shows it: ``id`` first, then every declared field."""
+    """A foreign record as the protocol shows it: ``id`` first, then every declared field
+    but the write-only ones, which describe never lists and no read returns."""
     if not isinstance(raw, Mapping):
         raise shape_error(f"a {type(raw).__name__} where a {entity.name} record was expected")
     ident = id_text(dig(raw, entity.id_source))
@@ -111,7 +112,8 @@ def to_protocol(entity: Entity, raw: Mapping[str, Any]) -> dict[str, Any]:
         raise shape_error(f"a {entity.name} record without a usable id")
     record: dict[str, Any] = {"id": ident}
     for field in entity.fields.values():
-        record[field.name] = _read(field, dig(raw, field.source))
+        if not field.write_only:
+            record[field.name] = _read(field, dig(raw, field.source))
     return record
 
 

@@ -108,31 +108,47 @@ async def test_a_faithful_upstream_verifies_and_is_left_as_found() -> None:
     assert report.proven_sorts["cards"] == ["id", "title", "created"]
 
 
-BY_TITLE = """
-  - name: card-by-title
+BY_KEY = """
+  - name: card-by-{key}
     module: board
     entity: cards
     destructive: false
     readOnly: true
     params:
-      title: {type: string, required: true}
-    request: {method: GET, path: "/api/cards/{title}/by-title/", send: none}
+      {key}: {{type: string, required: true}}
+    request: {{method: GET, path: "/api/cards/{{{key}}}/by-{key}/", send: none}}
 """
 
 
-async def test_an_operation_naming_a_record_by_a_made_up_value_is_not_proven() -> None:
-    """A title the verifier makes up names no card: the 404 proves nothing either way."""
-    text = MAPPING_YAML.replace("operations:\n", "operations:" + BY_TITLE, 1)
+async def _by_key(key: str) -> tuple[Report, FakeApi]:
+    text = MAPPING_YAML.replace("operations:\n", "operations:" + BY_KEY.format(key=key), 1)
     api = FakeApi()
     report = await run_verification(
         load_mapping_text(text, env={"FAKE_URL": BASE, "FAKE_TOKEN": TOKEN}),
         VerifyOptions(), transport=api.transport,
     )  # fmt: skip
-    (result,) = [r for r in report.results if r.claim == "operations.card-by-title"]
+    return report, api
+
+
+async def test_an_operation_naming_a_record_by_a_made_up_value_is_not_proven() -> None:
+    """A code the verifier makes up names no card: the 404 proves nothing either way."""
+    report, _ = await _by_key("code")
+    (result,) = [r for r in report.results if r.claim == "operations.card-by-code"]
     assert result.outcome == "skipped" and result.note is not None
-    assert "made-up title, answered HTTP 404: not proven" in result.note
+    assert "made-up code, answered HTTP 404: not proven" in result.note
     assert report.failures == [] and report.outcome == "verified"
-    assert [r.claim for r in report.refusals] == ["operations.card-by-title"]
+    assert [r.claim for r in report.refusals] == ["operations.card-by-code"]
+
+
+async def test_a_path_placeholder_named_for_a_field_takes_the_run_s_own_value() -> None:
+    """`{title}` under /api/cards/ is a card's title: the run calls it with its own card's,
+    so the 404 of a route the upstream lacks is the mapping's fault, not a made-up value's."""
+    report, api = await _by_key("title")
+    (result,) = [r for r in report.results if r.claim == "operations.card-by-title"]
+    assert result.outcome == "failed" and result.failure is not None
+    assert result.failure.wrong == "mapping"
+    called = [str(r.url) for r in api.requests if "/by-title/" in str(r.url)]
+    assert called and all("/api/cards/a2v-" in url for url in called), called
 
 
 async def test_an_upstream_busy_under_concurrent_checks_is_checked_one_at_a_time() -> None:

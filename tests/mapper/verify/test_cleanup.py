@@ -48,14 +48,31 @@ def test_a_killed_run_is_cleaned_up_by_the_next(kanban: KanbanServer, tmp_path: 
     left = marked(upstream_state(kanban))
     assert len(left) >= KILL_AFTER_RECORDS, "the kill came too late to leave anything behind"
 
+    # The killed run started seconds ago: within the lease it may still be going, so a
+    # second run leaves its records alone and says so.
     report = tmp_path / "report.json"
     done = run_verify(mapping, kanban, "--json", str(report))
+    assert done.returncode == 0, done.stdout + done.stderr
+    cleanup = json.loads(report.read_text())["cleanup"]
+    assert cleanup["sweptFromEarlierRuns"] == {}
+    assert sum(cleanup["leftForRecentRuns"].values()) == len(left)
+    assert "marked by runs that may still be going" in done.stdout
+    assert marked(upstream_state(kanban)) == left
+
+    done = run_verify(mapping, kanban, "--json", str(report), "--sweep-after", "0")
     assert done.returncode == 0, done.stdout + done.stderr
     swept = json.loads(report.read_text())["cleanup"]["sweptFromEarlierRuns"]
     assert sum(swept.values()) >= len(left)
     after = upstream_state(kanban)
     assert marked(after) == []
     assert after == before  # the seed is as it was: the runs wrote only their own records
+
+
+def test_a_negative_lease_is_a_usage_error(kanban: KanbanServer, tmp_path: Path) -> None:
+    mapping = copy_mapping("kanban-drf.yaml", tmp_path)
+    done = run_verify(mapping, kanban, "--sweep-after", "-1")
+    assert done.returncode == 2
+    assert "--sweep-after must be 0 or more seconds" in done.stderr
 
 
 def test_a_terminated_run_cleans_up_after_itself(kanban: KanbanServer, tmp_path: Path) -> None:

@@ -35,8 +35,11 @@ def test_card_to_protocol() -> None:
         "done": False,
         "due": None,
         "created": "2026-07-30T00:00:00Z",
-        "secret": None,
     }
+
+
+def test_a_write_only_field_is_never_read_back_even_when_the_upstream_sends_it() -> None:
+    assert "secret" not in to_protocol(CARDS, {**RAW_CARD, "secret": "s3cr3t"})
 
 
 @pytest.mark.parametrize(
