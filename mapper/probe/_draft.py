@@ -41,6 +41,8 @@ class Claim:
     write_only: bool | None = None
     # Sent on create, absent from the update body: written on create only.
     create_only: bool | None = None
+    # Sent on update, absent from the create body: written on update only.
+    update_only: bool | None = None
     max: int | None = None
     values: tuple[Any, ...] = ()
     closed: bool = True
@@ -79,6 +81,7 @@ class FieldDraft:
     server_sets: tuple[str, ...] = ()
     write_only: bool = False
     create_only: bool = False
+    update_only: bool = False
     # False only where the spec says a blank is refused and no sample shows one stored.
     nullable: bool | None = None
     max: int | None = None

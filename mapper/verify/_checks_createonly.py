@@ -1,4 +1,5 @@
-"""Create-only claims proven by an update of the run's own record: refused or ignored."""
+"""When a field may be written: a create-only one is refused or ignored by an update of
+the run's own record; an update-only one by a create of the run's own."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from runtime.protocol import ProtocolError
 from runtime.upstream import to_upstream
 
 from ._context import Ctx
-from ._failures import Correction, CreateOnlyFieldUpdatable, Skip
+from ._failures import Correction, CreateOnlyFieldUpdatable, Skip, UpdateOnlyFieldCreatable
 from ._registry import CHECKS, Subject
 from ._routes import answered_404, declared_by_spec, not_routed
 from ._subjects import fields
@@ -18,10 +19,15 @@ from ._wire import evidence
 from ._writing import own_stored, rejected
 
 CREATE_ONLY = "createOnly"
+UPDATE_ONLY = "updateOnly"
 
 
 def _create_only(entity: Entity, field: Field) -> bool:
     return field.create_only and not field.read_only
+
+
+def _update_only(entity: Entity, field: Field) -> bool:
+    return field.update_only and not field.read_only
 
 
 @CHECKS.register(
@@ -73,3 +79,41 @@ async def create_only_refused(ctx: Ctx, subject: Subject) -> str | None:
             **evidence("GET"),
         )
     return "the upstream ignores it on update"
+
+
+@CHECKS.register(
+    phase="write",
+    writes=True,
+    subjects=fields("a create sending it is refused or ignored", UPDATE_ONLY, _update_only),
+)
+async def update_only_refused(ctx: Ctx, subject: Subject) -> str | None:
+    """A create carrying an update-only field is refused by the upstream, or stores nothing.
+
+    The runtime's guard refuses such a create; the value is sent here on purpose, by a
+    create of the run's own (the client sends what it is given), to see what the
+    upstream does. Stored as sent: the claim is the mapping's fault."""
+    entity = ctx.entity(subject.entity)
+    field = entity.fields[str(subject.field)]
+    if not entity.write.create:
+        raise Skip(f"{entity.name} has no create")
+    value = (await ctx.synthesised(entity, only={field.name}, update=True)).get(field.name)
+    if value is None:
+        raise Skip(f"no value can be made for {field.name}")
+    body = {**await ctx.synthesised(entity), field.name: value}
+    try:
+        made = await ctx.create(entity, body, keep={field.name})
+    except ProtocolError as exc:
+        if not rejected(exc):
+            raise
+        return "the upstream refuses it on create"
+    stored = (await ctx.client.get_record(entity, made["id"]) or {}).get(field.name)
+    if same(field, value, stored):
+        raise UpdateOnlyFieldCreatable(
+            f"{entity.name}.{field.name} was sent {value!r} on create and reads back so",
+            fix=f"remove updateOnly: true from entities.{entity.name}.fields.{field.name}",
+            corrections=(
+                Correction(("entities", entity.name, "fields", field.name, UPDATE_ONLY), "remove"),
+            ),
+            **evidence("GET"),
+        )
+    return "the upstream ignores it on create"

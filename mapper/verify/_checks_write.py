@@ -165,7 +165,7 @@ async def update_roundtrip(ctx: Ctx, subject: Subject) -> str | None:
     before = await own_stored(ctx, entity, trusting=False)
     body = {
         name: value
-        for name, value in (await ctx.synthesised(entity, variant=1)).items()
+        for name, value in (await ctx.synthesised(entity, variant=1, update=True)).items()
         if not (name in entity.fields and entity.fields[name].create_only)
     }
     if not body:

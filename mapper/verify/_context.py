@@ -224,14 +224,16 @@ class Ctx:
         return f"{TAG_PREFIX}{self.run_id}-{self.next_n()}"
 
     async def synthesised(
-        self, entity: Entity, *, variant: int = 0, only: set[str] | None = None
-    ) -> dict[str, Any]:
-        """A create body the guard accepts, its references pointing at the run's own records."""
+        self, entity: Entity, *, variant: int = 0, only: set[str] | None = None,
+        update: bool = False,
+    ) -> dict[str, Any]:  # fmt: skip
+        """A create body the guard accepts (an update body, with `update`), its references
+        pointing at the run's own records."""
         refs = await self.refs_for(entity, variant=variant, only=only)
         shapes = await self.shapes(entity)
         body = body_for(
             entity, run_id=self.run_id, n=self.next_n(), variant=variant, refs=refs, only=only,
-            shapes=shapes, samples=self._samples.get(entity.name),
+            shapes=shapes, samples=self._samples.get(entity.name), update=update,
         )  # fmt: skip
         if only is not None and (tagged := tag_field(entity)) is not None:
             # Records stay findable by their marker even in a minimal create.

@@ -201,6 +201,10 @@ class CreateOnlyFieldUpdatable(MappingAtFault):
     title = "a field the mapping calls create-only is stored when updated"
 
 
+class UpdateOnlyFieldCreatable(MappingAtFault):
+    title = "a field the mapping calls update-only is stored when created"
+
+
 class EnumNotClosed(MappingAtFault):
     title = "a closed enum accepts values outside its set"
 

@@ -24,6 +24,7 @@ def tag_field(entity: Entity) -> Field | None:
             field.type == "string"
             and not field.read_only
             and not field.write_only
+            and not field.update_only
             and not field.day_key
             and not field.candidates
             and (field.max is None or field.max >= len(TAG_PREFIX) + 16)

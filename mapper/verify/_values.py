@@ -170,15 +170,19 @@ def body_for(
     only: set[str] | None = None,
     shapes: Mapping[str, str] | None = None,
     samples: Mapping[str, Sequence[Any]] | None = None,
+    update: bool = False,
 ) -> dict[str, Any]:
     """Every writable field that reads back, and the required ones (or `only` these), with
     a synthesised value in the shape stored values share (`sampled_shapes`) or a refusal
-    taught (`_repair`); refs given."""
+    taught (`_repair`); refs given. An update body (`update`) has the fields written on
+    update only too."""
     tagged = tag_field(entity)
     body: dict[str, Any] = {}
     for field in entity.fields.values():
         if field.read_only or (only is not None and field.name not in only):
             continue
+        if field.update_only and not update and only is None:
+            continue  # a create body: the upstream takes it on update only
         if field.write_only and not field.required and only is None:
             # Never read back, so a write of it proves nothing; it stays out unless
             # required (a password), since a made-up value of it (a payment token, a

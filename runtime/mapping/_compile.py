@@ -69,6 +69,7 @@ def _field(name: str, spec: dict[str, Any]) -> Field:
         server_sets=tuple(spec.get("serverSets", ())),
         write_only=spec.get("writeOnly", False),
         create_only=spec.get("createOnly", False),
+        update_only=spec.get("updateOnly", False),
         nullable=spec.get("nullable"),
         max=spec.get("max"),
         values=values,

@@ -76,6 +76,8 @@ def dump_field(f: Field) -> Doc:
         doc["writeOnly"] = True
     if f.create_only:
         doc["createOnly"] = True
+    if f.update_only:
+        doc["updateOnly"] = True
     if f.nullable is not None:
         doc["nullable"] = f.nullable
     if f.max is not None:

@@ -131,6 +131,8 @@ class Field:
     write_only: bool = False
     # Written on create only: the upstream's update takes no such field.
     create_only: bool = False
+    # Written on update only: the upstream's create takes no such field.
+    update_only: bool = False
     # None: a blank clears the field (the protocol's rule); False: a blank is refused
     nullable: bool | None = None
     max: int | None = None

@@ -97,6 +97,19 @@ def _check_field(
             problems.append(
                 Problem((*path, "createOnly"), "a readOnly field is never written; drop one")
             )
+        if spec.get("updateOnly"):
+            if spec.get(READ_ONLY):
+                problems.append(
+                    Problem((*path, "updateOnly"), "a readOnly field is never written; drop one")
+                )
+            if spec.get("createOnly"):
+                problems.append(
+                    Problem((*path, "updateOnly"), "a field is createOnly or updateOnly, not both")
+                )
+            if spec.get("required"):
+                problems.append(
+                    Problem((*path, "updateOnly"), "a required field is sent on create; drop one")
+                )
         if spec.get(READ_ONLY) and "writeSource" in spec:
             problems.append(
                 Problem((*path, "writeSource"), "a readOnly field is never written; drop one")

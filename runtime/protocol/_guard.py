@@ -263,6 +263,7 @@ def _value_violation(field: Field, value: Any, *, day_key: bool) -> tuple[ErrorC
 
 
 CREATE_ONLY_TEXT = "not writable after create (written on create only)"
+UPDATE_ONLY_TEXT = "not writable on create (it can be set by an update)"
 
 
 def check(
@@ -281,7 +282,8 @@ def check(
     fields are operation parameters: they carry only name, type, required, max,
     values and entity, so nothing is read-only or a day key, and no extra key is
     allowed. With `update` a field written on create only (`createOnly`) is
-    refused as read-only: the upstream's update takes no such field.
+    refused as read-only: the upstream's update takes no such field; with `require`
+    (a create), a field written on update only (`updateOnly`) is.
     """
     if not isinstance(body, Mapping):
         return [Violation("invalid_json", "", "one JSON object of field values", body)]
@@ -308,6 +310,9 @@ def check(
             continue
         if field.create_only and update and not params:
             out.append(Violation("read_only_field", key, CREATE_ONLY_TEXT, value))
+            continue
+        if field.update_only and require and not params:
+            out.append(Violation("read_only_field", key, UPDATE_ONLY_TEXT, value))
             continue
         day_key = field.day_key and not params
         if is_blank(value):

@@ -233,9 +233,6 @@ PREFECT_REFUSED: dict[str, str] = {
     "entities.deployments.write.update": "WriteNotPersisted",
     # a pending flow run's job variables cannot be updated
     "entities.flow_runs.write.update": "UpdateRefused",
-    # written, and stored as sent: the spec's create body lacks them, its update has them
-    "entities.work_queues.fields.last_polled.readOnly": "ReadOnlyFieldWritable",
-    "entities.flow_runs.fields.infrastructure_pid.readOnly": "ReadOnlyFieldWritable",
     # the default listing hides anonymous block documents (the run made one)
     "entities.block_documents.list.created": "ListMissingRecords",
     # a body that is a bare list, which the spec-drawn params do not model

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._draft import SPEC_SOURCES, Claim, Ev, FieldDraft
-from ..sources import NOT_SENT, NOT_UPDATED
+from ..sources import NOT_CREATED, NOT_SENT, NOT_UPDATED
 from ._codecs import choose as choose_codec
 from ._refs import RefDecision
 
@@ -120,6 +120,10 @@ def _flags(draft: FieldDraft, field: FieldInput, declared: Claim | None) -> None
         draft.create_only = True
         draft.evidence.append(Ev(spec.source, NOT_UPDATED))
         draft.notes.append(f"create-only: {NOT_UPDATED}")
+    if spec is not None and spec.update_only and not draft.read_only and not draft.required:
+        draft.update_only = True
+        draft.evidence.append(Ev(spec.source, NOT_CREATED))
+        draft.notes.append(f"update-only: {NOT_CREATED}")
     if spec is not None and spec.read_only and spec.detail == NOT_SENT:
         draft.evidence.append(Ev(spec.source, NOT_SENT))
         draft.notes.append(f"read-only: shown in records, {NOT_SENT}")

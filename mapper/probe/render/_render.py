@@ -76,6 +76,7 @@ def _field(f: FieldDraft) -> Field:
         server_sets=tuple(w for w in SERVER_WRITES if w in f.server_sets) if f.read_only else (),
         write_only=f.write_only,
         create_only=f.create_only and not f.read_only,
+        update_only=f.update_only and not f.read_only and not f.required,
         nullable=False if f.nullable is False else None,
         max=f.max if string else None,
         values=values,

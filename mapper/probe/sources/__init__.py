@@ -5,6 +5,7 @@ HTML pages and their JSON renderings.
 """
 
 from ._bodies import FORM_BODY as FORM_BODY
+from ._collections import NOT_CREATED as NOT_CREATED
 from ._collections import NOT_SENT as NOT_SENT
 from ._collections import NOT_UPDATED as NOT_UPDATED
 from ._collections import SpecCollection as SpecCollection
@@ -43,8 +44,8 @@ from ._specload import discover as discover
 from ._specload import load_given as load_given
 
 __all__ = [
-    "ACCEPT_RENDERING", "FORM_BODY", "METADATA", "NOT_SENT", "NOT_UPDATED", "SOURCE", "Convention",
-    "Metadata",
+    "ACCEPT_RENDERING", "FORM_BODY", "METADATA", "NOT_CREATED", "NOT_SENT", "NOT_UPDATED",
+    "SOURCE", "Convention", "Metadata",
     "OptionsView", "PageCollection", "Pages", "Resolver", "Roots", "Schema", "SchemaProblem",
     "SpecCollection", "SpecDoc", "SpecRoute", "SpecRoutes", "body_fields", "describe_field",
     "detail_renderings", "discover", "find_roots", "group", "group_all", "is_json_server",

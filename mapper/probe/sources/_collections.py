@@ -28,6 +28,12 @@ from ._writeshape import UNIQUE_KEYWORD, unique_fields, wrapped_body
 NOT_SENT = "not in the create body"
 # Why a writable field is written on create only (see `_create_only`).
 NOT_UPDATED = "in the create body, not in the update body"
+# Why a field the create body lacks is written on update only (see `_create_only`).
+NOT_CREATED = "in the update body, not in the create body"
+# Why a field the create body lacks is read-only when that body takes nothing else.
+NOT_SENT_CLOSED = (
+    "not in the create body, which refuses other properties (additionalProperties: false)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +141,7 @@ def _fields(
         elif closed and name not in sent and not claim.read_only:
             # The create body refuses every property it does not declare: the
             # upstream manages this one (Prefect's `created`, `updated`).
-            claim = replace(claim, read_only=True, detail="not in the create body, which "
-                            "refuses other properties (additionalProperties: false)")  # fmt: skip
+            claim = replace(claim, read_only=True, detail=NOT_SENT_CLOSED)
         fields[name] = claim
     required_set = frozenset(n for n in required if n in fields and not fields[n].read_only)
     fields = {n: replace(c, required=n in required_set) for n, c in fields.items()}
@@ -262,6 +267,9 @@ def _create_only(
 ) -> dict[str, Claim]:  # fmt: skip
     """Writable fields the create body has and the update body lacks (Prefect's
     ``FlowCreate`` has ``name``, ``FlowUpdate`` only ``tags``): written on create only.
+    And the reverse: a field taken read-only only because the create body lacks it,
+    which the update body has (Prefect's ``FlowRunUpdate.infrastructure_pid``), is
+    written on update only.
 
     Only when both bodies are known: an update without a body schema, or one declaring
     no property (an open object), says nothing about which fields it takes."""
@@ -281,14 +289,15 @@ def _create_only(
         return fields
     if not sent or not taken:
         return fields
-    return {
-        name: (
-            replace(claim, create_only=True)
-            if name in sent and name not in taken and not claim.read_only
-            else claim
-        )
-        for name, claim in fields.items()
-    }
+    out: dict[str, Claim] = {}
+    for name, claim in fields.items():
+        if name in sent and name not in taken and not claim.read_only:
+            claim = replace(claim, create_only=True)
+        elif name in taken and name not in sent and claim.detail in (NOT_SENT, NOT_SENT_CLOSED):
+            # Read-only by inference only (the spec never said so): the update takes it.
+            claim = replace(claim, read_only=False, update_only=True, detail=NOT_CREATED)
+        out[name] = claim
+    return out
 
 
 def _answered_under(

@@ -91,6 +91,7 @@ QUIRKS = frozenset({
     "ignore-done-filter", "title-optional", "priority-open", "created-writable", "cascade",
     "delete-noop", "drop-done", "ignore-ordering", "duplicate-pages", "position-required",
     "unique-titles", "created-kept", "no-delete-route", "busy-twice", "priority-fixed",
+    "done-on-update",
 })  # fmt: skip
 
 
@@ -227,6 +228,8 @@ class FakeApi:
 
     def _create(self, table: str, values: dict[str, Any]) -> httpx.Response:
         errors = self._errors(table, values, create=True)
+        if "done-on-update" in self.quirks and table == "cards" and "done" in values:
+            errors["done"] = ["This field can only be set by an update."]
         if errors:
             return httpx.Response(400, json=errors)
         return httpx.Response(201, json=self._insert(table, self._clean(table, values)))

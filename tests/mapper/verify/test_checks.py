@@ -27,6 +27,7 @@ from mapper.verify._failures import (
     RequiredNotEnforced,
     SortIgnored,
     UndeclaredRequired,
+    UpdateOnlyFieldCreatable,
     UpdateRefused,
     WriteAnswerMissing,
     WriteNameIgnored,
@@ -421,3 +422,31 @@ async def test_without_create_only_the_update_round_trip_sends_the_field_and_is_
     report = await verify(FakeApi("priority-fixed"))
     result = next(r for r in report.results if r.claim == "entities.cards.write.update")
     assert isinstance(result.failure, UpdateRefused)
+
+
+UPDATE_ONLY = MAPPING_YAML.replace(
+    "done: {type: boolean}", "done: {type: boolean, updateOnly: true}", 1
+)
+
+
+async def test_an_update_only_field_refused_on_create_is_proven_and_left_out_of_creates() -> None:
+    assert UPDATE_ONLY != MAPPING_YAML
+    api = FakeApi("done-on-update")
+    report = await run_verification(mapping(UPDATE_ONLY), VerifyOptions(), transport=api.transport)
+    assert report.outcome == "verified", [r.as_dict() for r in report.failures]
+    notes = {r.claim: r.note for r in report.results}
+    assert notes["entities.cards.fields.done.updateOnly"] == "the upstream refuses it on create"
+    assert "done" not in str(notes["entities.cards.write.create"])
+    assert "done" in str(notes["entities.cards.write.update"])
+    assert not leftovers(api) and not report.leftovers
+
+
+async def test_an_update_only_field_the_upstream_stores_on_create_is_the_mappings_fault() -> None:
+    api = FakeApi()
+    report = await run_verification(mapping(UPDATE_ONLY), VerifyOptions(), transport=api.transport)
+    result = next(r for r in report.results if r.claim == "entities.cards.fields.done.updateOnly")
+    failure = result.failure
+    assert isinstance(failure, UpdateOnlyFieldCreatable) and failure.wrong == "mapping"
+    where = ("entities", "cards", "fields", "done", "updateOnly")
+    assert failure.corrections == (Correction(where, "remove"),)
+    assert not leftovers(api) and not report.leftovers

@@ -157,6 +157,10 @@ VARIANTS: list[tuple[str, Edit]] = [
         "create-only field",
         _set("entities.cards.fields.slug", {"type": "string", "createOnly": True}),
     ),
+    (
+        "update-only field",
+        _set("entities.cards.fields.slug", {"type": "string", "updateOnly": True}),
+    ),
     ("number decimals", _set("entities.cards.fields.cost", {"type": "number", "decimals": 2})),
     ("write answers", _set("entities.cards.write", {"answer": "card", "findBy": "title"})),
     ("bare write answers", _set("entities.cards.write", {"answer": ""})),

@@ -15,6 +15,7 @@ from runtime.protocol._guard import (
     CREATE_ONLY_TEXT,
     NO_WRITABLE_TEXT,
     REQUIRED_TEXT,
+    UPDATE_ONLY_TEXT,
     Violation,
     check,
     guard_error,
@@ -435,3 +436,14 @@ def test_create_only_field_is_written_on_create() -> None:
     made = fields(f("name", "string", required=True, create_only=True), f("tags", "json"))
     assert check(made, {"name": "first"}, require=True) == []
     assert check(made, {"tags": ["a"]}, require=False, update=True) == []
+
+
+def test_update_only_field_is_refused_on_create_with_every_other_violation() -> None:
+    made = fields(f("pid", "string", update_only=True), *CARDS.values())
+    found = check(made, {"pid": "4711", "priority": "nope"}, require=True)
+    assert [(v.code, v.field) for v in found][:2] == [
+        ("read_only_field", "pid"),
+        ("invalid_enum", "priority"),
+    ]
+    assert found[0].expected == UPDATE_ONLY_TEXT and found[0].got == "4711"
+    assert check(made, {"pid": "4711"}, require=False, update=True) == []

@@ -1,4 +1,5 @@
-"""Collections read from a spec: fields written on create only (create body vs update body)."""
+"""Collections read from a spec: fields written on create only, or on update only (create
+body vs update body)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ FLOW = {
         "id": {"type": "string", "readOnly": True},
         "name": {"type": "string"},
         "tags": {"type": "array", "items": {"type": "string"}},
+        "pid": {"type": "string"},
+        "state": {"type": "string", "readOnly": True},
     },
 }
 CREATE = {
@@ -80,3 +83,18 @@ def test_nothing_is_create_only_unless_both_bodies_are_known(
     update: dict[str, Any], why: str
 ) -> None:
     assert not any(c.create_only for c in _fields(update).values()), why
+
+
+def test_a_field_only_the_update_body_has_is_written_on_update_only() -> None:
+    update = {"type": "object", "properties": {"tags": {"type": "array"}, "pid": {},
+                                               "state": {"type": "string"}}}  # fmt: skip
+    found = _fields({"patch": {"requestBody": _json(update), "responses": {"204": {}}}})
+    assert found["pid"].update_only is True and found["pid"].read_only is False
+    # the spec itself says read-only: no update body changes that
+    assert found["state"].read_only is True and not found["state"].update_only
+    assert not found["tags"].update_only and not found["name"].update_only
+
+
+def test_without_an_update_body_a_field_the_create_body_lacks_stays_read_only() -> None:
+    found = _fields({})
+    assert found["pid"].read_only is True and not found["pid"].update_only
