@@ -25,7 +25,16 @@ def render(report: Report) -> str:
         f"{report.seconds:.1f} s; {sum(report.requests.values())} requests",
     ]
     if report.aborted:
-        out.append(f"  ABORTED: {report.aborted}")
+        # One message: every claim after the stop is "not run" for the same reason, and
+        # the JSON report lists them.
+        out += [
+            f"  ABORTED: {report.aborted}",
+            f"  nothing else was exercised ({report.count('skipped')} claims not run; "
+            "--json lists them)",
+            "",
+            f"NOT VERIFIED: {report.app}",
+        ]
+        return "\n".join(out)
     for result in report.failures:
         failure = result.failure
         out.append("")

@@ -197,6 +197,7 @@ def direct_record(stack: Stack, upstream: Upstream, ident: str) -> dict[str, Any
 
 def test_probe_from_the_root_url_exits_0_and_lints(stack: Stack, run: Run) -> None:
     assert run.probe.exit_code == 0, run.probe.output
+    print(f"{stack.name}: {run.probe.output.strip().splitlines()[-1]}")
     assert run.lint is not None and run.lint.exit_code == 0, run.lint.output if run.lint else ""
     assert set(stack.paths) <= set(yaml.safe_load(run.mapping.read_text())["entities"])
 
@@ -205,6 +206,12 @@ def test_verify_proves_every_claim_or_refuses_exactly_what_the_row_names(
     stack: Stack, run: Run
 ) -> None:
     assert run.verify is not None, run.probe.output
+    counts = run.report["summary"]
+    print(
+        f"{stack.name}: verify {counts['passed']} passed, {counts['failed']} refused, "
+        f"{counts['skipped']} not exercised; {run.report['requests']['total']} requests "
+        f"in {run.report['seconds']:.1f} s"
+    )
     shown = run.verify.stdout[-4000:] + run.verify.stderr[-2000:]
     if not stack.refused:
         assert run.verify.returncode == 0, shown

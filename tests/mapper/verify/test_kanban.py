@@ -96,6 +96,8 @@ def test_an_unreachable_upstream_is_exit_2(kanban: KanbanServer, tmp_path: Path)
     done = run_verify(mapping, kanban, KANBAN_URL=f"http://127.0.0.1:{free_port()}")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "unreachable" in done.stdout and not stamp_path(mapping).exists()
+    # one message, not a line per claim that could not run
+    assert len(done.stdout.splitlines()) <= 6, done.stdout
 
 
 runner = CliRunner()

@@ -80,6 +80,7 @@ def test_claims_are_unique_and_ordered_by_phase() -> None:
         "codec_roundtrip",
         "form_body_stored",
         "create_only_refused",
+        "update_only_refused",
     }
     assert {name for name, _ in claims} == {spec.name for spec in CHECKS} - unused
 
