@@ -27,7 +27,7 @@ from ._failures import (
 )
 from ._listing import some_records
 from ._registry import CHECKS, Subject
-from ._routes import answered_404, declared_by_spec, not_routed
+from ._routes import answered_404, declared_by_spec, not_about_the_claim, not_routed
 from ._subjects import each_operation
 from ._values import NO_VALUE, same, scalar
 from ._wire import evidence, last
@@ -139,7 +139,7 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
             request.method, path, params=params, json=body, entity=entity
         )
     except ProtocolError as exc:
-        if not exc.from_upstream or exc.is_("upstream_unavailable"):
+        if not_about_the_claim(exc):
             raise
         answered = last()
         if made_up and answered is not None and answered.status in (400, 404, 422):

@@ -44,7 +44,7 @@ from ._listing import walked
 from ._marker import TAG_PREFIX
 from ._native import native_params
 from ._registry import CHECKS, Subject
-from ._routes import declared_by_spec
+from ._routes import declared_by_spec, not_about_the_claim
 from ._subjects import each_filter, each_sort_field, entities
 from ._wire import evidence
 
@@ -161,7 +161,7 @@ async def filter_narrows(ctx: Ctx, subject: Subject) -> str | None:
     try:
         got = {r["id"] for r in await ctx.scan(entity, params)}
     except ProtocolError as exc:
-        if not exc.from_upstream or exc.is_("upstream_unavailable"):
+        if not_about_the_claim(exc):
             raise
         raise FilterRejected(
             f"`{text}` as ?{asked}: {exc.message}",
@@ -228,7 +228,7 @@ async def sort_orders(ctx: Ctx, subject: Subject) -> str | None:
         try:
             got = await ctx.scan(entity, params)
         except ProtocolError as exc:
-            if not exc.from_upstream or exc.is_("upstream_unavailable"):
+            if not_about_the_claim(exc):
                 raise
             raise SortMisordered(
                 f"?{asked}: {exc.message}",

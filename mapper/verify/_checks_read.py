@@ -24,6 +24,7 @@ from ._failures import (
 )
 from ._listing import some_records, unknown_id, walk_failure, walked
 from ._registry import CHECKS, Subject
+from ._routes import not_about_the_claim
 from ._subjects import entities, fields, the_upstream
 from ._values import same, type_violation
 from ._wire import evidence
@@ -63,7 +64,7 @@ async def list_walks(ctx: Ctx, subject: Subject) -> str | None:
     try:
         snap = await ctx.snapshot(entity)
     except ProtocolError as exc:
-        if exc.unreachable:
+        if not_about_the_claim(exc):
             raise
         raise walk_failure(entity, exc) from None
     if snap.truncated:

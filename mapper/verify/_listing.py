@@ -16,6 +16,7 @@ from ._failures import (
     UpstreamMisbehaved,
     VerificationFailure,
 )
+from ._routes import not_about_the_claim
 from ._wire import evidence
 
 NO_WALK = "the listing cannot be walked (see the listing check)"
@@ -51,7 +52,7 @@ async def walked(ctx: Ctx, entity: Entity) -> Snapshot:
     try:
         return await ctx.snapshot(entity)
     except ProtocolError as exc:
-        if exc.unreachable:
+        if not_about_the_claim(exc):
             raise
         raise Skip(NO_WALK) from None
 
@@ -61,7 +62,7 @@ async def some_records(ctx: Ctx, entity: Entity) -> list[dict[str, Any]]:
     try:
         return (await ctx.snapshot(entity)).records
     except ProtocolError as exc:
-        if exc.unreachable or exc.is_("upstream_auth_failed"):
+        if not_about_the_claim(exc) or exc.is_("upstream_auth_failed"):
             raise
     post = entity.list_method == "POST"
     body = await ctx.client.call(entity.list_method, entity.list_path, json={} if post else None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from runtime.mapping import Evidence
+from runtime.protocol import ProtocolError
 
 from ._failures import NotRouted
 from ._wire import last
@@ -34,4 +35,15 @@ def not_routed(what: str, method: str, *, op: str | None = None) -> NotRouted:
         f"not implemented by the upstream: {what} answers 404 to {method}, a route its "
         "spec declares; withheld from serving",
         op=op,
+    )
+
+
+def not_about_the_claim(exc: ProtocolError) -> bool:
+    """A failure that says nothing of the claim under check: the runtime refused its own
+    call, or the upstream is unreachable, timing out, or rate-limiting (the runner
+    retries and paces those, and reports them as nobody's fault)."""
+    return (
+        not exc.from_upstream
+        or exc.unreachable
+        or exc.is_("upstream_unavailable", "upstream_rate_limited")
     )

@@ -18,6 +18,7 @@ write claim is reported as not exercised.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import time
 from collections.abc import Iterable, Iterator
@@ -43,6 +44,13 @@ MAX_TIMEOUTS = 3
 OUTSIDE = "not verified: outside --scope"
 # Seconds between the tries of a check the upstream answered unavailable while alone.
 SOLO_PAUSES = (1.0, 3.0)
+# Seconds a run waits in all, as rate-limit answers ask (429 with Retry-After), before
+# the claims still refused so are reported not proven instead of waited for.
+RATE_LIMIT_BUDGET = 60.0
+# And each check is asked again at most this often.
+RATE_LIMIT_TRIES = 4
+# A note marking a check the upstream answered 429 (see `run_paced`).
+_RATE_LIMITED = "upstream_rate_limited"
 assert MODULES, "the checks register on import"
 Item = tuple[int, CheckSpec, Subject]
 
@@ -70,6 +78,9 @@ class _Runner:
         self.serial = False
         self.solo = False
         self.last_try = False
+        # Rate limits: seconds waited so far, and the wait the last 429 asked for
+        self.waited = 0.0
+        self.retry_after = 0.0
 
     def items(self, phase: Phase, entity: str | None = None) -> list[Item]:
         return [
@@ -95,9 +106,31 @@ class _Runner:
             if self.aborted is not None:
                 self.skip([(index, spec, subject)], f"not run: {self.aborted}")
                 continue
-            self.record(index, await self.run_alone_if_busy(spec, subject))
+            self.record(index, await self.run_paced(spec, subject))
             if spec.writes and subject.entity:
                 self.ctx.changed(self.ctx.entity(subject.entity))
+
+    async def run_paced(self, spec: CheckSpec, subject: Subject) -> CheckResult:
+        """A check, tried again after the wait a rate-limit answer asks for, within the
+        run's budget (`RATE_LIMIT_BUDGET`); from the first such answer on, checks run one
+        at a time. Out of budget: not proven (rate-limited), withheld, and nobody's fault."""
+        result = await self.run_alone_if_busy(spec, subject)
+        tries = 1
+        while result.note == _RATE_LIMITED:
+            wait = min(self.retry_after, RATE_LIMIT_BUDGET - self.waited)
+            if wait < self.retry_after or tries >= RATE_LIMIT_TRIES or self.aborted is not None:
+                return dataclasses.replace(
+                    result,
+                    note=f"not proven: upstream rate-limited (it asked to wait "
+                    f"{self.retry_after:g} s; {self.waited:.0f} s of the run's "
+                    f"{RATE_LIMIT_BUDGET:g} s for waiting spent); withheld from serving",
+                )
+            self.serial = True
+            self.waited += wait
+            await asyncio.sleep(wait)
+            result = await self.run_alone_if_busy(spec, subject)
+            tries += 1
+        return result
 
     async def run_alone_if_busy(self, spec: CheckSpec, subject: Subject) -> CheckResult:
         """A check; when the upstream fails it for being unavailable while other checks
@@ -155,6 +188,10 @@ class _Runner:
             except VerifyError as exc:
                 return done("error", f"{type(exc).__name__}: {exc}")
             except ProtocolError as exc:
+                if exc.is_("upstream_rate_limited"):
+                    # Nobody's fault: it said when to ask again (see `run_paced`).
+                    self.retry_after = float(exc.extra.get("retryAfterSeconds") or 0)
+                    return done("skipped", _RATE_LIMITED, withheld=True)
                 if not exc.from_upstream:
                     # The runtime refused our own call (say, a write the mapping does not
                     # offer): the tool or the mapping is wrong, not the upstream.

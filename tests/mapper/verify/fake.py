@@ -91,7 +91,7 @@ QUIRKS = frozenset({
     "ignore-done-filter", "title-optional", "priority-open", "created-writable", "cascade",
     "delete-noop", "drop-done", "ignore-ordering", "duplicate-pages", "position-required",
     "unique-titles", "created-kept", "no-delete-route", "busy-twice", "priority-fixed",
-    "done-on-update",
+    "done-on-update", "rate-limited", "rate-limited-always",
 })  # fmt: skip
 
 
@@ -107,6 +107,7 @@ class FakeApi:
         unknown = set(quirks) - QUIRKS
         assert not unknown, unknown
         self.quirks = set(quirks)
+        self.limited = 0
         self.busy = 0  # POSTs answered so far under "busy-twice"
         self.ids = itertools.count(1)
         self.tables: dict[str, dict[str, dict[str, Any]]] = {"lists": {}, "cards": {}}
@@ -137,6 +138,13 @@ class FakeApi:
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
+        if self.quirks & {"rate-limited", "rate-limited-always"} and (
+            "title__icontains" in request.url.params
+        ):
+            self.limited += 1
+            if "rate-limited-always" in self.quirks or self.limited <= 2:
+                # A limit on one costly query, as SaaS APIs have: ask again later.
+                return httpx.Response(429, headers={"Retry-After": "0"}, json={"detail": "slow"})
         if "busy-twice" in self.quirks and request.method == "POST":
             self.busy += 1
             if self.busy <= 2:  # a locked database: not carried out, try later

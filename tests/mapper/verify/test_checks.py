@@ -450,3 +450,24 @@ async def test_an_update_only_field_the_upstream_stores_on_create_is_the_mapping
     where = ("entities", "cards", "fields", "done", "updateOnly")
     assert failure.corrections == (Correction(where, "remove"),)
     assert not leftovers(api) and not report.leftovers
+
+
+async def test_a_rate_limited_query_is_asked_again_as_the_upstream_says() -> None:
+    """429 with Retry-After is nobody's fault: the run waits, slows down, and proves it."""
+    api = FakeApi("rate-limited")
+    report = await verify(api)
+    assert report.outcome == "verified", [r.as_dict() for r in report.failures]
+    assert api.limited > 2  # answered 429 twice, then asked again and answered
+    assert report.proven_filters["cards"]["title"] == ["=", "~"]
+
+
+async def test_a_query_rate_limited_past_the_budget_is_not_proven_and_nobody_is_blamed() -> None:
+    api = FakeApi("rate-limited-always")
+    report = await verify(api)
+    (result,) = [r for r in report.results if r.claim == "entities.cards.filter.title.~"]
+    assert result.outcome == "skipped" and result.failure is None
+    assert result.note is not None and result.note.startswith("not proven: upstream rate-limited")
+    assert report.failures == []  # no filter or sort blamed, no removal proposed
+    limited = ["entities.cards.filter.title.~", "entities.lists.filter.title.~"]
+    assert sorted(r.claim for r in report.refusals) == limited  # both ask `title__icontains`
+    assert "~" not in report.proven_filters["cards"]["title"]
