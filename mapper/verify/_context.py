@@ -167,11 +167,9 @@ class Ctx:
                 break
             except ProtocolError as exc:
                 self.uncertain = self.uncertain or bool(exc.extra.get("outcomeUnknown"))
-                mended = (
-                    await self._mend(entity, sent, exc, frozenset(keep))
-                    if mend and round_ < REPAIR_ROUNDS
-                    else None
-                )
+                # A create that may have landed is never sent again (see `uncertain`).
+                again = mend and round_ < REPAIR_ROUNDS and not exc.extra.get("outcomeUnknown")
+                mended = await self._mend(entity, sent, exc, frozenset(keep)) if again else None
                 if mended is None:
                     raise
                 for target in {id(sent): sent, id(body): body}.values():
