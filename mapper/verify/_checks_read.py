@@ -19,6 +19,7 @@ from ._failures import (
     ListDuplicates,
     ListMissingRecords,
     MissingRecordFound,
+    PathNotFound,
     Skip,
     TotalMismatch,
 )
@@ -66,7 +67,11 @@ async def list_walks(ctx: Ctx, subject: Subject) -> str | None:
     except ProtocolError as exc:
         if not_about_the_claim(exc):
             raise
-        raise walk_failure(entity, exc) from None
+        failure = walk_failure(entity, exc)
+        if isinstance(failure, PathNotFound):
+            # Every other claim on it would only meet the same 404 (see the runner).
+            ctx.missing_paths[entity.name] = entity.path
+        raise failure from None
     if snap.truncated:
         raise Skip(f"more than serve.scanLimit ({ctx.scan_limit}) records; walked that many")
     count = len(snap.records)

@@ -99,6 +99,8 @@ class Ctx:
     credentials_refused: bool = False
     # entity -> why its writes cannot be built on (the upstream does not store them)
     unstored: dict[str, str] = field(default_factory=dict)
+    # entity -> its listing path, which the upstream answers 404 (`PathNotFound`)
+    missing_paths: dict[str, str] = field(default_factory=dict)
     # A create whose outcome is unknown may have landed unnamed: cleanup then sweeps
     # this run's own marker too.
     uncertain: bool = False

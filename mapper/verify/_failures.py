@@ -197,6 +197,10 @@ class ReadOnlyFieldWritable(MappingAtFault):
     title = "a field the mapping calls read-only is stored when written"
 
 
+class PathNotFound(MappingAtFault):
+    title = "the upstream answers 404 at the mapping's listing path"
+
+
 class CreateOnlyFieldUpdatable(MappingAtFault):
     title = "a field the mapping calls create-only is stored when updated"
 

@@ -12,12 +12,13 @@ from ._context import Ctx, Snapshot
 from ._failures import (
     LinkOutsideUpstream,
     ListDuplicates,
+    PathNotFound,
     Skip,
     UpstreamMisbehaved,
     VerificationFailure,
 )
 from ._routes import not_about_the_claim
-from ._wire import evidence
+from ._wire import evidence, last
 
 NO_WALK = "the listing cannot be walked (see the listing check)"
 
@@ -38,6 +39,15 @@ def walk_failure(entity: Entity, exc: ProtocolError) -> VerificationFailure:
             f"listing {entity.name}: {exc.message}",
             fix="check upstream.pagination (page/size parameter names); if they are right, "
             "the upstream's paging is unstable and cannot be served",
+            **where,
+        )
+    answered = last("GET")
+    if answered is not None and answered.status == 404:
+        # The path is the mapping's own claim (a typo, a route the probe misread, or one
+        # a spec declares and the upstream lacks): either way the mapping must change.
+        return PathNotFound(
+            f"listing {entity.name}: the upstream answers 404 at GET {entity.path}",
+            fix=f"check entities.{entity.name}.path (and detailPath) against the upstream's routes",
             **where,
         )
     return UpstreamMisbehaved(

@@ -38,7 +38,7 @@ from ._graph import components, parents_first
 from ._ledger import Ledger, new_run_id
 from ._registry import CHECKS, CheckSpec, Phase, Subject
 from ._report import CheckResult, Outcome, Report
-from ._wire import Recorder, evidence, scoped
+from ._wire import Recorder, evidence, last, scoped
 
 MAX_TIMEOUTS = 3
 OUTSIDE = "not verified: outside --scope"
@@ -175,6 +175,9 @@ class _Runner:
                            narrow=narrow or (failure.narrow if failure else None),
                            withheld=withheld)  # fmt: skip
 
+        missing = self.ctx.missing_paths
+        if subject.entity in missing and spec.name != "list_walks":
+            return done("skipped", _missing_path(subject.entity, missing[subject.entity]))
         with scoped():
             try:
                 note = await spec.run(self.ctx, subject)
@@ -192,6 +195,17 @@ class _Runner:
                     # Nobody's fault: it said when to ask again (see `run_paced`).
                     self.retry_after = float(exc.extra.get("retryAfterSeconds") or 0)
                     return done("skipped", _RATE_LIMITED, withheld=True)
+                answered = last()
+                hit = next(
+                    (e for e, path in missing.items()
+                     if answered is not None and answered.status == 404
+                     and path.rstrip("/") + "/" in answered.target.split("?")[0] + "/"),
+                    None,
+                )  # fmt: skip
+                if hit is not None:
+                    # It met the 404 of an entity whose path is wrong: that one failure
+                    # says it, once.
+                    return done("skipped", _missing_path(hit, missing[hit]))
                 if not exc.from_upstream:
                     # The runtime refused our own call (say, a write the mapping does not
                     # offer): the tool or the mapping is wrong, not the upstream.
@@ -274,6 +288,10 @@ class _Runner:
     async def _group(self, names: list[str], phases: tuple[Phase, ...]) -> None:
         for name in names:
             await self._entity(name, phases)
+
+
+def _missing_path(entity: str, path: str) -> str:
+    return f"not run: the upstream answers 404 at {path} (see entities.{entity}.list)"
 
 
 def _result(

@@ -22,6 +22,7 @@ from mapper.verify._failures import (
     FilterIgnored,
     FindByNotUnique,
     ListDuplicates,
+    PathNotFound,
     ReadAfterDeleteSucceeded,
     ReadOnlyFieldWritable,
     RequiredNotEnforced,
@@ -471,3 +472,20 @@ async def test_a_query_rate_limited_past_the_budget_is_not_proven_and_nobody_is_
     limited = ["entities.cards.filter.title.~", "entities.lists.filter.title.~"]
     assert sorted(r.claim for r in report.refusals) == limited  # both ask `title__icontains`
     assert "~" not in report.proven_filters["cards"]["title"]
+
+
+async def test_a_404_at_the_mapping_s_listing_path_is_one_failure_of_the_mapping() -> None:
+    """A path typo is the mapping's fault, said once; what needs that path is not run."""
+    text = MAPPING_YAML.replace("path: /api/cards/", "path: /api/cardz/", 1)
+    api = FakeApi()
+    report = await run_verification(
+        load_mapping_text(text, env={"FAKE_URL": BASE, "FAKE_TOKEN": TOKEN}),
+        VerifyOptions(), transport=api.transport,
+    )  # fmt: skip
+    (failure,) = [r.failure for r in report.failures]
+    assert isinstance(failure, PathNotFound) and failure.wrong == "mapping"
+    assert "entities.cards.path" in failure.fix
+    cards = [r for r in report.results if r.entity == "cards" and r.check != "list_walks"]
+    assert cards and all(r.outcome == "skipped" for r in cards)
+    assert all("answers 404 at /api/cardz/" in str(r.note) for r in cards)
+    assert not leftovers(api) and not report.leftovers
