@@ -3,20 +3,22 @@ the run's own record; an update-only one by a create of the run's own."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 from runtime.mapping import Entity, Field
 from runtime.protocol import ProtocolError
-from runtime.upstream import to_upstream
 
 from ._context import Ctx
-from ._failures import Correction, CreateOnlyFieldUpdatable, Skip, UpdateOnlyFieldCreatable
+from ._failures import (
+    Correction,
+    CreateOnlyFieldUpdatable,
+    Skip,
+    UpdateOnlyFieldCreatable,
+    VerificationFailure,
+)
 from ._registry import CHECKS, Subject
-from ._routes import answered_404, declared_by_spec, not_routed
 from ._subjects import fields
 from ._values import same
 from ._wire import evidence
-from ._writing import own_stored, rejected
+from ._writing import own_stored, rejected, update_as_sent
 
 CREATE_ONLY = "createOnly"
 UPDATE_ONLY = "updateOnly"
@@ -49,34 +51,12 @@ async def create_only_refused(ctx: Ctx, subject: Subject) -> str | None:
     value = (await ctx.synthesised(entity, variant=1, only={field.name})).get(field.name)
     if value is None or same(field, value, before.get(field.name)):
         raise Skip(f"no value for {field.name} that differs from the stored one")
-    body = {field.name: value}
-    if entity.write.update == "PUT":
-        # PUT replaces the record: the other values go along unchanged.
-        kept = [
-            f for f in entity.fields.values()
-            if not f.read_only and not f.write_only and not f.create_only
-        ]  # fmt: skip
-        body = {f.name: before.get(f.name) for f in kept} | body
-    payload = to_upstream(entity, body, envelope=ctx.mapping.upstream.write_envelope)
-    path = entity.detail_path.replace("{id}", quote(before["id"], safe=""))
-    method = entity.write.update
-    try:
-        await ctx.client.call(method, path, json=payload, entity=entity)
-    except ProtocolError as exc:
-        if answered_404(method) and declared_by_spec(entity.evidence):
-            raise not_routed(f"{entity.name} {before['id']!r}", method, op="update") from None
-        if not rejected(exc):
-            raise
+    if not await update_as_sent(ctx, entity, before, {field.name: value}):
         return "the upstream refuses it on update"
     stored = (await ctx.client.get_record(entity, before["id"]) or {}).get(field.name)
     if same(field, value, stored):
-        raise CreateOnlyFieldUpdatable(
-            f"{entity.name}.{field.name} was updated to {value!r} and reads back so",
-            fix=f"remove createOnly: true from entities.{entity.name}.fields.{field.name}",
-            corrections=(
-                Correction(("entities", entity.name, "fields", field.name, CREATE_ONLY), "remove"),
-            ),
-            **evidence("GET"),
+        raise _stored_anyway(
+            CreateOnlyFieldUpdatable, entity, field, CREATE_ONLY, f"was updated to {value!r}"
         )
     return "the upstream ignores it on update"
 
@@ -108,12 +88,19 @@ async def update_only_refused(ctx: Ctx, subject: Subject) -> str | None:
         return "the upstream refuses it on create"
     stored = (await ctx.client.get_record(entity, made["id"]) or {}).get(field.name)
     if same(field, value, stored):
-        raise UpdateOnlyFieldCreatable(
-            f"{entity.name}.{field.name} was sent {value!r} on create and reads back so",
-            fix=f"remove updateOnly: true from entities.{entity.name}.fields.{field.name}",
-            corrections=(
-                Correction(("entities", entity.name, "fields", field.name, UPDATE_ONLY), "remove"),
-            ),
-            **evidence("GET"),
+        raise _stored_anyway(
+            UpdateOnlyFieldCreatable, entity, field, UPDATE_ONLY, f"was sent {value!r} on create"
         )
     return "the upstream ignores it on create"
+
+
+def _stored_anyway(
+    kind: type[VerificationFailure], entity: Entity, field: Field, key: str, what: str
+) -> VerificationFailure:
+    """The claim `key` disproved: the value sent at the write it rules out was stored."""
+    return kind(
+        f"{entity.name}.{field.name} {what} and reads back so",
+        fix=f"remove {key}: true from entities.{entity.name}.fields.{field.name}",
+        corrections=(Correction(("entities", entity.name, "fields", field.name, key), "remove"),),
+        **evidence("GET"),
+    )

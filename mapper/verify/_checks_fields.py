@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Any
-from urllib.parse import quote
 
 from runtime.mapping import READ_ONLY, Entity, Field
 from runtime.protocol import ProtocolError
-from runtime.upstream import to_upstream
 
 from ._context import Ctx
 from ._failures import (
@@ -20,11 +18,10 @@ from ._failures import (
     Skip,
 )
 from ._registry import CHECKS, Subject
-from ._routes import answered_404, declared_by_spec, not_routed
 from ._subjects import fields
 from ._values import NO_VALUE, OUTSIDE_ENUM, guard, same, scalar
 from ._wire import evidence
-from ._writing import own_stored, rejected, write_value
+from ._writing import own_stored, rejected, update_as_sent, write_value
 
 _DATETIME_PROBE = "2001-02-03T04:05:06Z"
 
@@ -99,22 +96,7 @@ async def _sent_on_update(
 ) -> str:
     before = await own_stored(ctx, entity)
     probe, value = _probe(entity, field, before.get(field.name))
-    body = {field.name: value}
-    if entity.write.update == "PUT":
-        # PUT replaces the record: the other values go along unchanged.
-        kept = [f for f in entity.fields.values() if not f.read_only and not f.write_only]
-        body = {f.name: before.get(f.name) for f in kept} | body
-    payload = to_upstream(probe, body, envelope=ctx.mapping.upstream.write_envelope)
-    path = entity.detail_path.replace("{id}", quote(before["id"], safe=""))
-    method = entity.write.update or "PATCH"
-    try:
-        await ctx.client.call(method, path, json=payload, entity=entity)
-    except ProtocolError as exc:
-        if answered_404(method) and declared_by_spec(entity.evidence):
-            # The record was just read: the server has no such update route.
-            raise not_routed(f"{entity.name} {before['id']!r}", method, op="update") from None
-        if not rejected(exc):
-            raise
+    if not await update_as_sent(ctx, entity, before, {field.name: value}, probe=probe):
         return "the upstream refuses a write to it"
     stored = (await ctx.client.get_record(entity, before["id"]) or {}).get(field.name)
     written = same(field, value, stored) and not same(field, value, before.get(field.name))

@@ -18,7 +18,7 @@ import re
 import secrets
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -156,15 +156,8 @@ class Ledger:
             entity = self._mapping.entities[name]
             if not entity.write.delete:
                 continue
-            try:
-                scan = self._client.scan(entity, {}, limit=self._mapping.serve.scan_limit)
-                named = [r async for r in scan if str(r.get("id")) not in ids and _names(r, ids)]
-            except ProtocolError as exc:
-                if not exc.from_upstream:
-                    raise
-                self.sweep_problems.append(f"{name}: cannot look for side effects: {exc.message}")
-                continue
-            for record in named:
+            named = await self._looked_for(name, "side effects", self._naming(entity, ids))
+            for record in named or ():
                 reason = await self.remove(entity, str(record["id"]))
                 if reason is None:
                     self.side_effects[name] += 1
@@ -183,14 +176,10 @@ class Ledger:
             tagged = tag_field(entity)
             if tagged is None:
                 continue
-            try:
-                marked = await self._marked(entity, tagged.name, run_id, own=own)
-            except ProtocolError as exc:
-                if not exc.from_upstream:
-                    raise
-                self.sweep_problems.append(f"{name}: cannot look for leftovers: {exc.message}")
-                continue
-            for record in marked:
+            marked = await self._looked_for(
+                name, "leftovers", self._marked(entity, tagged.name, run_id, own=own)
+            )
+            for record in marked or ():
                 if not own and _young(record.get(tagged.name), lease):
                     self.running[name] += 1
                     continue
@@ -201,6 +190,23 @@ class Ledger:
                     self.swept[name] += 1
                 else:
                     self.leftovers.append(Leftover(name, record["id"], f"sweep: {reason}"))
+
+    async def _looked_for(
+        self, name: str, what: str, found: Awaitable[list[dict[str, Any]]]
+    ) -> list[dict[str, Any]] | None:
+        """The records a sweep looks for, or None, with the problem noted, when the
+        upstream cannot list them."""
+        try:
+            return await found
+        except ProtocolError as exc:
+            if not exc.from_upstream:
+                raise
+            self.sweep_problems.append(f"{name}: cannot look for {what}: {exc.message}")
+            return None
+
+    async def _naming(self, entity: Entity, ids: set[str]) -> list[dict[str, Any]]:
+        scan = self._client.scan(entity, {}, limit=self._mapping.serve.scan_limit)
+        return [r async for r in scan if str(r.get("id")) not in ids and _names(r, ids)]
 
     async def _marked(
         self, entity: Entity, field: str, run_id: str, *, own: bool = False

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from mapper.probe import singular
 from runtime.mapping import READ_ONLY, Entity, Field
 from runtime.protocol import ProtocolError
+from runtime.upstream import to_upstream
 
 from ._context import Ctx
 from ._failures import CannotSynthesize, Correction, CreateRefused, Skip, WriteNotPersisted
 from ._marker import tag_field
+from ._routes import answered_404, declared_by_spec, not_routed
 from ._values import guard, same
 from ._wire import evidence
 
@@ -162,3 +165,33 @@ async def write_value(
     body = {**await ctx.synthesised(entity), field.name: sent}
     made = await ctx.create(entity, body, keep={field.name})
     return str(made["id"])
+
+
+async def update_as_sent(
+    ctx: Ctx, entity: Entity, before: dict[str, Any], body: dict[str, Any],
+    *, probe: Entity | None = None,
+) -> bool:  # fmt: skip
+    """Update the run's own record with `body` exactly, past the guard (a value the
+    mapping says the upstream will not take, sent to see what it does): True when the
+    upstream took it, False when it refused it. `probe` writes the body as that entity
+    would (a read-only field made writable). A PUT carries the record's other values
+    unchanged, as the runtime's client sends them."""
+    if entity.write.update == "PUT":
+        kept = [
+            f for f in entity.fields.values()
+            if not f.read_only and not f.write_only and not f.create_only
+        ]  # fmt: skip
+        body = {f.name: before.get(f.name) for f in kept} | body
+    payload = to_upstream(probe or entity, body, envelope=ctx.mapping.upstream.write_envelope)
+    path = entity.detail_path.replace("{id}", quote(before["id"], safe=""))
+    method = entity.write.update or "PATCH"
+    try:
+        await ctx.client.call(method, path, json=payload, entity=entity)
+    except ProtocolError as exc:
+        if answered_404(method) and declared_by_spec(entity.evidence):
+            # The record was just read: the server has no such update route.
+            raise not_routed(f"{entity.name} {before['id']!r}", method, op="update") from None
+        if not rejected(exc):
+            raise
+        return False
+    return True

@@ -392,29 +392,67 @@ CREATE_ONLY = MAPPING_YAML.replace(
     "priority: {type: enum, values: [low, high]}",
     "priority: {type: enum, values: [low, high], createOnly: true}",
 )
-WHERE_CREATE_ONLY = ("entities", "cards", "fields", "priority", "createOnly")
+UPDATE_ONLY = MAPPING_YAML.replace(
+    "done: {type: boolean}", "done: {type: boolean, updateOnly: true}", 1
+)
 
 
-async def test_a_create_only_field_refused_on_update_is_proven_and_left_out_of_updates() -> None:
-    assert CREATE_ONLY != MAPPING_YAML
-    api = FakeApi("priority-fixed")
-    report = await run_verification(mapping(CREATE_ONLY), VerifyOptions(), transport=api.transport)
+@dataclass(frozen=True)
+class OnlyAt:
+    """A field written at one write only: the mapping, the quirk that makes the upstream
+    refuse it at the other, and the failure when the upstream stores it there anyway."""
+
+    text: str
+    quirk: str
+    field: str
+    key: str
+    refused_on: str  # the write the upstream refuses it at
+    left_out_of: str  # the round-trip claim whose body leaves it out
+    carried_by: str | None  # the round-trip claim whose body carries it, where asserted
+    failure: type[VerificationFailure]
+
+
+ONLY_AT = [
+    pytest.param(
+        OnlyAt(CREATE_ONLY, "priority-fixed", "priority", "createOnly", "update",
+               "entities.cards.write.update", None, CreateOnlyFieldUpdatable),
+        id="create-only",
+    ),
+    pytest.param(
+        OnlyAt(UPDATE_ONLY, "done-on-update", "done", "updateOnly", "create",
+               "entities.cards.write.create", "entities.cards.write.update",
+               UpdateOnlyFieldCreatable),
+        id="update-only",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ONLY_AT)
+async def test_a_field_refused_at_one_write_is_proven_and_left_out_of_it(case: OnlyAt) -> None:
+    assert case.text != MAPPING_YAML
+    api = FakeApi(case.quirk)
+    report = await run_verification(mapping(case.text), VerifyOptions(), transport=api.transport)
     assert report.outcome == "verified", [r.as_dict() for r in report.failures]
     notes = {r.claim: r.note for r in report.results}
-    assert notes["entities.cards.fields.priority.createOnly"] == "the upstream refuses it on update"
-    assert "priority" not in str(notes["entities.cards.write.update"])
+    claim = f"entities.cards.fields.{case.field}.{case.key}"
+    assert notes[claim] == f"the upstream refuses it on {case.refused_on}"
+    assert case.field not in str(notes[case.left_out_of])
+    if case.carried_by is not None:
+        assert case.field in str(notes[case.carried_by])
     assert not leftovers(api) and not report.leftovers
 
 
-async def test_a_create_only_field_the_upstream_stores_on_update_is_the_mappings_fault() -> None:
+@pytest.mark.parametrize("case", ONLY_AT)
+async def test_a_field_the_upstream_stores_at_the_other_write_is_the_mappings_fault(
+    case: OnlyAt,
+) -> None:
     api = FakeApi()
-    report = await run_verification(mapping(CREATE_ONLY), VerifyOptions(), transport=api.transport)
-    result = next(
-        r for r in report.results if r.claim == "entities.cards.fields.priority.createOnly"
-    )
-    failure = result.failure
-    assert isinstance(failure, CreateOnlyFieldUpdatable) and failure.wrong == "mapping"
-    assert failure.corrections == (Correction(WHERE_CREATE_ONLY, "remove"),)
+    report = await run_verification(mapping(case.text), VerifyOptions(), transport=api.transport)
+    claim = f"entities.cards.fields.{case.field}.{case.key}"
+    failure = next(r for r in report.results if r.claim == claim).failure
+    assert isinstance(failure, case.failure) and failure.wrong == "mapping"
+    where = ("entities", "cards", "fields", case.field, case.key)
+    assert failure.corrections == (Correction(where, "remove"),)
     assert failure.request and failure.response
     assert not leftovers(api) and not report.leftovers
 
@@ -423,34 +461,6 @@ async def test_without_create_only_the_update_round_trip_sends_the_field_and_is_
     report = await verify(FakeApi("priority-fixed"))
     result = next(r for r in report.results if r.claim == "entities.cards.write.update")
     assert isinstance(result.failure, UpdateRefused)
-
-
-UPDATE_ONLY = MAPPING_YAML.replace(
-    "done: {type: boolean}", "done: {type: boolean, updateOnly: true}", 1
-)
-
-
-async def test_an_update_only_field_refused_on_create_is_proven_and_left_out_of_creates() -> None:
-    assert UPDATE_ONLY != MAPPING_YAML
-    api = FakeApi("done-on-update")
-    report = await run_verification(mapping(UPDATE_ONLY), VerifyOptions(), transport=api.transport)
-    assert report.outcome == "verified", [r.as_dict() for r in report.failures]
-    notes = {r.claim: r.note for r in report.results}
-    assert notes["entities.cards.fields.done.updateOnly"] == "the upstream refuses it on create"
-    assert "done" not in str(notes["entities.cards.write.create"])
-    assert "done" in str(notes["entities.cards.write.update"])
-    assert not leftovers(api) and not report.leftovers
-
-
-async def test_an_update_only_field_the_upstream_stores_on_create_is_the_mappings_fault() -> None:
-    api = FakeApi()
-    report = await run_verification(mapping(UPDATE_ONLY), VerifyOptions(), transport=api.transport)
-    result = next(r for r in report.results if r.claim == "entities.cards.fields.done.updateOnly")
-    failure = result.failure
-    assert isinstance(failure, UpdateOnlyFieldCreatable) and failure.wrong == "mapping"
-    where = ("entities", "cards", "fields", "done", "updateOnly")
-    assert failure.corrections == (Correction(where, "remove"),)
-    assert not leftovers(api) and not report.leftovers
 
 
 async def test_a_rate_limited_query_is_asked_again_as_the_upstream_says() -> None:
