@@ -74,7 +74,7 @@ async def _run(url: str, token: str, seed: str, repeat: int, *, smoke: bool = Fa
     env = {"KANBAN_URL": url, "KANBAN_TOKEN": token}
     repeat = 1 if smoke else repeat
     print(f"a2map verify against the Django sample (seed {seed}), median of {repeat} run(s)\n")
-    header = f"{'mapping':<26}{'mode':<11}{'claims':>7}{'passed':>8}{'skipped':>8}"
+    header = f"{'mapping':<26}{'mode':<11}{'claims':>7}{'passed':>8}{'unproven':>9}"
     print(header + f"{'requests':>10}{'seconds':>9}{'floor s':>9}{'ratio':>7}")
     worst = 0
     detail: Report | None = None
@@ -86,15 +86,15 @@ async def _run(url: str, token: str, seed: str, repeat: int, *, smoke: bool = Fa
             reports = [await _verify(path, env, read_only) for _ in range(repeat)]
             seconds = statistics.median(r.seconds for r in reports)
             report = reports[-1]
-            if report.outcome != "verified":
-                worst = 1
+            if report.outcome in ("refused", "aborted"):
+                worst = 1  # a timing of a run that proved nothing whole is no figure
             requests = sum(report.requests.values())
             floor = statistics.median([await _floor(url, token, requests) for _ in range(repeat)])
             passed = report.count("passed")
             mode = "read-only" if read_only else "full"
             print(
                 f"{path.name:<26}{mode:<11}{len(report.results):>7}{passed:>8}"
-                f"{report.count('skipped'):>8}{requests:>10}{seconds:>9.2f}{floor:>9.2f}"
+                f"{len(report.unproven):>9}{requests:>10}{seconds:>9.2f}{floor:>9.2f}"
                 f"{seconds / floor if floor else 0:>7.1f}"
             )
             if path.name == "kanban-drf.yaml" and not read_only:

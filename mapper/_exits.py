@@ -14,7 +14,7 @@ FAILED and USAGE are the same codes as each command reads them.
 | `lint` | every file valid | a file invalid | usage (no such file, unreadable) |
 | `review` | reviewed | the mapping invalid | usage (no such file, unreadable) |
 | `diff` | same meaning | changed | unusable input |
-| `verify` | verified, stamped | refused: a partial stamp or none | usage, or upstream unreachable |
+| `verify` | verified, stamped | partly verified or refused | usage, or upstream unreachable |
 | `serve` | served and stopped | the store or the socket failed | usage, bad mapping, no stamp |
 | `demo` | served and stopped, or `--check` passed | failed | usage (the port is taken) |
 | `import` | served what is proven, stopped | nothing mappable/proven | usage, port, unreachable |
@@ -42,5 +42,5 @@ class Exit(IntEnum):
     SAME = 0  # diff
     CHANGED = 1  # diff
     VERIFIED = 0  # verify: the stamp is written
-    REFUSED = 1  # verify: no stamp (an older one is removed), or a partial stamp
+    REFUSED = 1  # verify: partly verified or refused; a partial stamp, or none
     STATE = 1  # token, approvals, serve: the state store refused

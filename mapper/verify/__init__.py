@@ -1,7 +1,7 @@
 """Verify a mapping against its live upstream: every claim proven by real reads and writes.
 
     report = await run_verification(mapping, VerifyOptions())
-    report.outcome            # "verified", "refused" or "aborted"
+    report.outcome            # "verified", "partly-verified", "refused" or "aborted"
     report.stamp()            # the proof the runtime reads (runtime.mapping.Stamp)
 
 Checks are plain registered functions (`CHECKS`), each proving one claim and
@@ -16,7 +16,7 @@ from ._context import VerifyOptions as VerifyOptions
 from ._correct import corrected_text as corrected_text
 from ._failures import Correction as Correction
 from ._failures import MappingAtFault as MappingAtFault
-from ._failures import Skip as Skip
+from ._failures import NotProven as NotProven
 from ._failures import UpstreamAtFault as UpstreamAtFault
 from ._failures import VerificationFailure as VerificationFailure
 from ._failures import VerifyError as VerifyError
@@ -31,7 +31,7 @@ from ._runner import plan as plan
 from ._runner import run_verification as run_verification
 
 __all__ = [
-    "CHECKS", "RUN_MARK", "CheckResult", "Correction", "Ctx", "MappingAtFault", "Report", "Skip",
-    "Subject", "UpstreamAtFault", "VerificationFailure", "VerifyError", "VerifyOptions",
+    "CHECKS", "RUN_MARK", "CheckResult", "Correction", "Ctx", "MappingAtFault", "NotProven",
+    "Report", "Subject", "UpstreamAtFault", "VerificationFailure", "VerifyError", "VerifyOptions",
     "corrected_text", "junit_xml", "plan", "render", "run_verification", "verify_command",
 ]  # fmt: skip

@@ -16,7 +16,7 @@ from runtime.mapping import Mapping as MappingModel
 from runtime.protocol import ProtocolError
 
 from ._context import Ctx
-from ._failures import Correction, FieldTypeMismatch, Skip, WriteNotPersisted
+from ._failures import Correction, FieldTypeMismatch, NotProven, WriteNotPersisted
 from ._marker import tag_field
 from ._registry import CHECKS, Subject
 from ._routes import declared_by_spec, not_routed
@@ -137,7 +137,7 @@ async def form_body_stored(ctx: Ctx, subject: Subject) -> str | None:
         proven.append(field.name if compare is not None else f"{field.name}[...]")
     if not proven:
         refused = f" (refused: {', '.join(untried)})" if untried else ""
-        raise Skip("no writable text or object field took a form value" + refused)
+        raise NotProven("no writable text or object field took a form value" + refused)
     note = f" (refused a flat object: {', '.join(untried)})" if untried else ""
     return f"stored as sent through a form: {', '.join(proven)}{note}"
 

@@ -10,12 +10,12 @@ from ._context import Ctx
 from ._failures import (
     Correction,
     CreateOnlyFieldUpdatable,
-    Skip,
+    NotProven,
     UpdateOnlyFieldCreatable,
     VerificationFailure,
 )
 from ._registry import CHECKS, Subject
-from ._subjects import fields
+from ._subjects import creates, fields, updates
 from ._values import same
 from ._wire import evidence
 from ._writing import own_stored, rejected, update_as_sent
@@ -25,11 +25,12 @@ UPDATE_ONLY = "updateOnly"
 
 
 def _create_only(entity: Entity, field: Field) -> bool:
-    return field.create_only and not field.read_only
+    # Without an update, nothing is claimed about one.
+    return field.create_only and not field.read_only and updates(entity)
 
 
 def _update_only(entity: Entity, field: Field) -> bool:
-    return field.update_only and not field.read_only
+    return field.update_only and not field.read_only and creates(entity)
 
 
 @CHECKS.register(
@@ -46,11 +47,11 @@ async def create_only_refused(ctx: Ctx, subject: Subject) -> str | None:
     entity = ctx.entity(subject.entity)
     field = entity.fields[str(subject.field)]
     if not entity.write.update:
-        raise Skip(f"{entity.name} has no update")
+        raise NotProven(f"{entity.name} has no update")
     before = await own_stored(ctx, entity)
     value = (await ctx.synthesised(entity, variant=1, only={field.name})).get(field.name)
     if value is None or same(field, value, before.get(field.name)):
-        raise Skip(f"no value for {field.name} that differs from the stored one")
+        raise NotProven(f"no value for {field.name} that differs from the stored one")
     if not await update_as_sent(ctx, entity, before, {field.name: value}):
         return "the upstream refuses it on update"
     stored = (await ctx.client.get_record(entity, before["id"]) or {}).get(field.name)
@@ -75,10 +76,10 @@ async def update_only_refused(ctx: Ctx, subject: Subject) -> str | None:
     entity = ctx.entity(subject.entity)
     field = entity.fields[str(subject.field)]
     if not entity.write.create:
-        raise Skip(f"{entity.name} has no create")
+        raise NotProven(f"{entity.name} has no create")
     value = (await ctx.synthesised(entity, only={field.name}, update=True)).get(field.name)
     if value is None:
-        raise Skip(f"no value can be made for {field.name}")
+        raise NotProven(f"no value can be made for {field.name}")
     body = {**await ctx.synthesised(entity), field.name: value}
     try:
         made = await ctx.create(entity, body, keep={field.name})

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from runtime.mapping import Entity, Field
+from runtime.mapping import Entity, Field, Mapping
 from runtime.protocol import ProtocolError
 
 from ._context import Ctx
@@ -12,25 +13,25 @@ from ._failures import (
     Correction,
     DeleteEffectMismatch,
     DeleteFoundNothing,
+    NotProven,
     ReadAfterDeleteSucceeded,
-    Skip,
 )
 from ._registry import CHECKS, Subject
 from ._routes import declared_by_spec, not_routed
-from ._subjects import entities, fields
+from ._subjects import deletes, entities, fields
 from ._wire import evidence
 
 
 @CHECKS.register(
-    phase="delete", writes=True, subjects=entities("a deleted record is gone", "write.delete")
+    phase="delete",
+    writes=True,
+    subjects=entities("a deleted record is gone", "write.delete", when=deletes, op="delete"),
 )
 async def delete_removes(ctx: Ctx, subject: Subject) -> str | None:
     """A deleted record reads as not found afterwards (a later read is 404)."""
     entity = ctx.entity(subject.entity)
-    if not entity.write.delete:
-        raise Skip("the mapping declares no delete")
     if not entity.write.create:
-        raise Skip("no create: the verifier deletes only records it created")
+        raise NotProven("no create: the verifier deletes only records it created")
     record = await ctx.fresh(entity)
     if await ctx.client.delete_record(entity, record["id"]) is None:
         if declared_by_spec(entity.evidence) and await ctx.client.get_record(entity, record["id"]):
@@ -56,20 +57,35 @@ def _deletable_ref(entity: Entity, field: Field) -> bool:
     return field.is_ref and field.entity is not None and not field.read_only
 
 
-@CHECKS.register(
-    phase="delete",
-    writes=True,
-    subjects=fields(
+def _delete_effects(mapping: Mapping) -> Iterator[Subject]:
+    """What deleting a target does is claimed only where that delete is served."""
+    for subject in fields(
         "deleting its target acts as upstreamOnDelete says", "upstreamOnDelete", _deletable_ref
-    ),
-)
+    )(mapping):
+        field = mapping.entities[str(subject.entity)].fields[str(subject.field)]
+        target = mapping.entities.get(str(field.entity))
+        if target is not None and target.write.delete:
+            yield subject
+
+
+@CHECKS.register(phase="delete", writes=True, subjects=_delete_effects)
 async def delete_effect(ctx: Ctx, subject: Subject) -> str | None:
-    """Deleting a referenced record affects the referring record as `upstreamOnDelete` records."""
+    """Deleting a referenced record affects the referring record as `upstreamOnDelete` records.
+
+    Unproven, it withholds the target's delete (served with an effect nobody saw), not
+    the referring entity's writes."""
     entity = ctx.entity(subject.entity)
     field = entity.fields[str(subject.field)]
     target = ctx.entity(field.entity)
-    if not (target.write.create and target.write.delete and entity.write.create):
-        raise Skip(f"needs create on {entity.name} and create and delete on {target.name}")
+    try:
+        if not (target.write.create and entity.write.create):
+            raise NotProven(f"needs create on {entity.name} and on {target.name}")
+        return await _effect(ctx, entity, field, target)
+    except NotProven as unproven:
+        raise NotProven(unproven.reason, op="delete", entity=target.name) from None
+
+
+async def _effect(ctx: Ctx, entity: Entity, field: Field, target: Entity) -> str:
     parent = await ctx.fresh(target)
     body = await ctx.synthesised(entity)
     body[field.name] = [parent["id"]] if field.type == "list<ref>" else parent["id"]
@@ -106,7 +122,7 @@ async def _observe(
             raise
         return "restrict"
     if await ctx.client.get_record(target, parent) is not None:
-        raise Skip(f"the {target.name} delete did not take (see its delete check)")
+        raise NotProven(f"the {target.name} delete did not take (see its delete check)")
     ctx.ledger.forget(target.name, parent)
     after = await ctx.client.get_record(entity, child)
     if after is None:

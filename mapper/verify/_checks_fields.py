@@ -14,11 +14,11 @@ from ._failures import (
     Correction,
     EnumNotClosed,
     EnumValueRefused,
+    NotProven,
     ReadOnlyFieldWritable,
-    Skip,
 )
 from ._registry import CHECKS, Subject
-from ._subjects import fields
+from ._subjects import fields, writes
 from ._values import NO_VALUE, OUTSIDE_ENUM, guard, same, scalar
 from ._wire import evidence
 from ._writing import own_stored, rejected, update_as_sent, write_value
@@ -27,7 +27,7 @@ _DATETIME_PROBE = "2001-02-03T04:05:06Z"
 
 
 def _read_only(entity: Entity, field: Field) -> bool:
-    return field.read_only
+    return field.read_only and writes(entity)
 
 
 @CHECKS.register(
@@ -45,6 +45,9 @@ async def read_only_ignored(ctx: Ctx, subject: Subject) -> str | None:
     entity = ctx.entity(subject.entity)
     field = entity.fields[str(subject.field)]
     if not field.server_sets:
+        if entity.write.update is None:
+            # No update to send it with: a create sending it proves it as well.
+            return await _sent_on_create(ctx, entity, field, server_sets=False)
         return await _sent_on_update(ctx, entity, field)
     said = []
     if "create" in field.server_sets:
@@ -61,15 +64,19 @@ def _probe(entity: Entity, field: Field, before: Any = None) -> tuple[Entity, An
     if field.type == "boolean":
         value = not before
     if value is NO_VALUE:
-        raise Skip(f"no {field.type} value to probe with")
+        raise NotProven(f"no {field.type} value to probe with")
     # The runtime's client drops read-only fields from every write; this one is
     # sent on purpose, through the same client, to see what the upstream does.
     return dataclasses.replace(entity, fields={**entity.fields, field.name: writable}), value
 
 
-async def _sent_on_create(ctx: Ctx, entity: Entity, field: Field) -> str:
+async def _sent_on_create(
+    ctx: Ctx, entity: Entity, field: Field, *, server_sets: bool = True
+) -> str:
     if not entity.write.create:
-        raise Skip(f"{entity.name} has no create, and the verifier writes only its own records")
+        raise NotProven(
+            f"{entity.name} has no create, and the verifier writes only its own records"
+        )
     probe, value = _probe(entity, field)
     body = {**await ctx.synthesised(entity), field.name: value}
     try:
@@ -79,6 +86,15 @@ async def _sent_on_create(ctx: Ctx, entity: Entity, field: Field) -> str:
             raise
         return "the upstream refuses a value sent on create"
     stored = (await ctx.client.get_record(entity, made["id"]) or {}).get(field.name)
+    if not server_sets and same(field, value, stored):
+        raise ReadOnlyFieldWritable(
+            f"{entity.name}.{field.name} was sent {value!r} on create and reads back so",
+            fix=f"remove readOnly: true from entities.{entity.name}.fields.{field.name}",
+            corrections=(Correction(_where(entity, field, READ_ONLY), "remove"),),
+            **evidence("GET"),
+        )
+    if not server_sets:
+        return "the upstream ignores a value sent on create"
     if same(field, value, stored) or stored is None:
         what = "stores the value sent" if stored is not None else "sets nothing"
         raise ReadOnlyFieldWritable(
@@ -129,7 +145,12 @@ def _unset(entity: Entity, field: Field, write: str) -> Correction:
 
 
 def _enum(entity: Entity, field: Field) -> bool:
-    return field.type in ("enum", "list<enum>") and not field.read_only and bool(field.values)
+    return (
+        field.type in ("enum", "list<enum>")
+        and not field.read_only
+        and bool(field.values)
+        and writes(entity)
+    )
 
 
 @CHECKS.register(
@@ -165,7 +186,8 @@ def _value_refused(entity: Entity, field: Field, value: Any, why: str) -> EnumVa
 
 
 def _closed(entity: Entity, field: Field) -> bool:
-    return _enum(entity, field)
+    # An open set (valuesClosed: false) claims nothing about values outside it.
+    return _enum(entity, field) and field.values_closed
 
 
 @CHECKS.register(
@@ -177,8 +199,6 @@ async def enum_closed(ctx: Ctx, subject: Subject) -> str | None:
     """A closed enum is closed upstream too: a value outside its set is not stored."""
     entity = ctx.entity(subject.entity)
     field = entity.fields[str(subject.field)]
-    if not field.values_closed:
-        raise Skip("declared open (valuesClosed: false)")
     record = await own_stored(ctx, entity)
     sent: Any = [OUTSIDE_ENUM] if field.type == "list<enum>" else OUTSIDE_ENUM
     if not any(

@@ -18,7 +18,7 @@ from runtime.protocol import ProtocolError
 from ._context import Ctx
 from ._failures import CannotSynthesize, Correction, NormalizationNotApplied
 from ._registry import CHECKS, Subject
-from ._subjects import fields
+from ._subjects import fields, writes
 from ._values import guard, same
 from ._wire import evidence
 from ._writing import own_stored, refused, rejected, write_value
@@ -28,7 +28,8 @@ _MOMENT = "2031-02-03T04:05:06.789123Z"
 
 
 def _declared(entity: Entity, field: Field) -> bool:
-    return not field.read_only and (bool(field.normalize) or field.decimals is not None)
+    declared = bool(field.normalize) or field.decimals is not None
+    return declared and not field.read_only and writes(entity)
 
 
 def probe_value(field: Field) -> Any:

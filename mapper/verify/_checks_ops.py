@@ -19,11 +19,12 @@ from runtime.upstream import operation_request
 from ._context import Ctx
 from ._failures import (
     Correction,
+    Excluded,
+    NotAClaim,
     NotProven,
     OperationRefused,
     OperationResponseShape,
     ReadOnlyOperationWrote,
-    Skip,
 )
 from ._listing import some_records
 from ._registry import CHECKS, Subject
@@ -37,30 +38,33 @@ _PLACEHOLDER = re.compile(r"\{([^}]*)\}")
 
 def _request(op: Operation) -> Request:
     if op.crud is not None:
-        raise Skip("runs through its entity's create/update/delete, verified with the entity")
+        # Its entity's write claims prove it, and withhold it with that write.
+        raise NotAClaim("runs through its entity's create/update/delete, verified with the entity")
     request = op.request or (op.job.request if op.job is not None else None)
     if request is None:
-        raise Skip("no executor this runtime can call")
+        raise NotProven("no executor this runtime can call")
     return request
 
 
 def _may_run(ctx: Ctx, op: Operation, request: Request) -> None:
-    """Skip unless everything the call can touch is the run's own."""
+    """Not proven unless everything the call can touch is the run's own."""
     if op.destructive and not ctx.options.include_destructive:
-        raise Skip("destructive: not run without --include-destructive")
+        raise Excluded(
+            "destructive: not run without --include-destructive; served behind its approval"
+        )
     if not op.destructive and op.read_only and request.method in ("GET", "HEAD"):
         return
     if ctx.options.read_only:
-        raise Skip("may write: not run with --read-only")
+        raise Excluded("may write: not run with --read-only")
     refs = {name for name, p in op.params.items() if p.is_ref and p.entity}
     placeholders = set(_PLACEHOLDER.findall(request.path))
     named = {name for name in placeholders if _own_field(ctx, op, name) is not None}
     if not placeholders or not placeholders <= refs | named:
-        raise Skip("it would act on records the verifier did not create")
+        raise NotProven("it would act on records the verifier did not create")
     for name in placeholders - named:
         target = ctx.mapping.entities.get(str(op.params[name].entity))
         if target is None or not target.write.create:
-            raise Skip(f"{name} would name a record the verifier cannot create")
+            raise NotProven(f"{name} would name a record the verifier cannot create")
 
 
 def _own_field(ctx: Ctx, op: Operation, name: str) -> Entity | None:
@@ -113,14 +117,14 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
             record = await _record_for(ctx, named, destructive=op.destructive)
             stored = await ctx.client.get_record(named, record["id"]) or {}
             if stored.get(name) is None:
-                raise Skip(f"the run's {named.name} record stores no {name} to call it with")
+                raise NotProven(f"the run's {named.name} record stores no {name} to call it with")
             args[name] = stored[name]
             if target is None:
                 target = (named.name, record["id"])
         elif param.required:
             value = scalar(param, variant=0, n=ctx.next_n())
             if value is NO_VALUE:
-                raise Skip(f"no {param.type} value for {name}")
+                raise NotProven(f"no {param.type} value for {name}")
             args[name] = value
             made_up.append(name)
     before = await _read(ctx, target) if target and op.read_only else None
@@ -181,7 +185,7 @@ async def _record_for(ctx: Ctx, entity: Entity, *, destructive: bool) -> dict[st
         # Only read-only GETs get here in this mode: an existing record is safe to name.
         records = await some_records(ctx, entity)
         if not records:
-            raise Skip(f"no {entity.name} record to call it with")
+            raise NotProven(f"no {entity.name} record to call it with")
         return records[0]
     # A destructive call gets a record of its own; the standing one stays usable.
     return await (ctx.fresh(entity) if destructive else ctx.own(entity.name))

@@ -15,7 +15,7 @@ from runtime.mapping import Mapping
 from runtime.upstream import to_protocol
 
 from ._context import Ctx
-from ._failures import GetDisagreesWithList, GetNotFound, ListMissingRecords, Skip
+from ._failures import GetDisagreesWithList, GetNotFound, ListMissingRecords, NotProven
 from ._listing import walked
 from ._registry import CHECKS, Subject
 from ._values import same
@@ -49,7 +49,7 @@ async def posted_listing_agrees(ctx: Ctx, subject: Subject) -> str | None:
     entity = ctx.entity(subject.entity)
     snap = await walked(ctx, entity)
     if not snap.records:
-        raise Skip("the listing is empty: no record to read back by id")
+        raise NotProven("the listing is empty: no record to read back by id")
     picked = [snap.records[i] for i in _spread(len(snap.records), POSTED_READS)]
     for listed in picked:
         got = await ctx.client.get_record(entity, listed["id"])

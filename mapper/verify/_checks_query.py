@@ -30,13 +30,14 @@ from runtime.upstream import encode_filter, sort_params
 from ._context import Ctx
 from ._failures import (
     Correction,
+    Excluded,
     FilterDropsRecords,
     FilterIgnored,
     FilterRejected,
     FilterTooWide,
     ListMissingRecords,
+    NotProven,
     NotRouted,
-    Skip,
     SortIgnored,
     SortMisordered,
 )
@@ -45,7 +46,7 @@ from ._marker import TAG_PREFIX
 from ._native import native_params
 from ._registry import CHECKS, Subject
 from ._routes import declared_by_spec, not_about_the_claim
-from ._subjects import each_filter, each_sort_field, entities
+from ._subjects import creates, each_filter, each_sort_field, entities
 from ._wire import evidence
 
 MAX_PROBES = 12
@@ -136,7 +137,7 @@ async def filter_narrows(ctx: Ctx, subject: Subject) -> str | None:
     declared = _declared(entity, name)
     snap = await walked(ctx, entity)
     if snap.truncated:
-        raise Skip(f"more than serve.scanLimit ({ctx.scan_limit}) records to compare against")
+        raise NotProven(f"more than serve.scanLimit ({ctx.scan_limit}) records to compare against")
     resolver = EntityResolver(entity, ctx.mapping.entities)
     chosen = _choose(ctx, entity, name, op, snap.records, resolver)
     for variant in (0, 1):
@@ -147,13 +148,13 @@ async def filter_narrows(ctx: Ctx, subject: Subject) -> str | None:
         chosen = _choose(ctx, entity, name, op, snap.records, resolver)
     everyone = set(snap.ids)
     if chosen is None:
-        raise Skip(f"no stored value of {name} splits the {len(everyone)} record(s); not proven")
+        raise NotProven(f"no stored value of {name} splits the {len(everyone)} record(s)")
     value, text, expected = chosen
     params = native_params(ctx.client.dialect, entity, text)
     if params is None:
         encoded = encode_filter(ctx.client.dialect, op, declared, value)
         if encoded is None:
-            raise Skip(f"the {ctx.client.dialect.name} dialect cannot spell {value!r}")
+            raise NotProven(f"the {ctx.client.dialect.name} dialect cannot spell {value!r}")
         params = {spelled.param: encoded}
     asked = "&".join(f"{k}={v}" for k, v in params.items())
     where = ("entities", entity.name, "filter", name, op)
@@ -210,7 +211,7 @@ async def sort_orders(ctx: Ctx, subject: Subject) -> str | None:
     name = str(subject.field)
     snap = await walked(ctx, entity)
     if snap.truncated:
-        raise Skip(f"more than serve.scanLimit ({ctx.scan_limit}) records to order")
+        raise NotProven(f"more than serve.scanLimit ({ctx.scan_limit}) records to order")
     resolver = EntityResolver(entity, ctx.mapping.entities)
     for variant in (0, 1):
         if _distinct(snap.records, name) > 1 or not await ctx.spread(entity, variant):
@@ -218,7 +219,7 @@ async def sort_orders(ctx: Ctx, subject: Subject) -> str | None:
         snap = await walked(ctx, entity)
     if _distinct(snap.records, name) < 2:
         # An ignored sort parameter passes both directions when every value ties.
-        raise Skip(f"fewer than two distinct values of {name}; not proven")
+        raise NotProven(f"fewer than two distinct values of {name}")
     where = ("entities", entity.name, "sort", "fields")
     fix = f"remove {name} from entities.{entity.name}.sort.fields (the runtime then sorts locally)"
     orders: list[list[str]] = []
@@ -278,16 +279,17 @@ def _first_disorder(got: list[dict[str, Any]], local: Any, name: str) -> str:
 
 
 @CHECKS.register(
-    phase="query", subjects=entities("lists the records this run created", "list.created")
+    phase="query",
+    subjects=entities("lists the records this run created", "list.created", when=creates),
 )
 async def lists_created_records(ctx: Ctx, subject: Subject) -> str | None:
     """Records the run created appear in the listing."""
     entity = ctx.entity(subject.entity)
     if ctx.options.read_only:
-        raise Skip("not exercised: --read-only")
+        raise Excluded("not run: --read-only")
     own = [rid for name, rid in ctx.ledger.pending if name == entity.name]
     if not own:
-        raise Skip("no record of this run to look for")
+        raise NotProven("no record of this run to look for")
     snap = await walked(ctx, entity)
     missing = sorted(set(own) - set(snap.ids))
     if missing and not snap.truncated:

@@ -19,8 +19,8 @@ from ._failures import (
     ListDuplicates,
     ListMissingRecords,
     MissingRecordFound,
+    NotProven,
     PathNotFound,
-    Skip,
     TotalMismatch,
 )
 from ._listing import some_records, unknown_id, walk_failure, walked
@@ -73,7 +73,7 @@ async def list_walks(ctx: Ctx, subject: Subject) -> str | None:
             ctx.missing_paths[entity.name] = entity.path
         raise failure from None
     if snap.truncated:
-        raise Skip(f"more than serve.scanLimit ({ctx.scan_limit}) records; walked that many")
+        raise NotProven(f"more than serve.scanLimit ({ctx.scan_limit}) records; walked that many")
     count = len(snap.records)
     size_cap = ctx.client.pagination_of(entity).max_size or 100
     per_page = max(1, min(size_cap, math.ceil(count / 3)), math.ceil(count / MAX_SMALL_PAGES))
@@ -168,7 +168,7 @@ async def stored_values_typed(ctx: Ctx, subject: Subject) -> str | None:
     records = (await walked(ctx, entity)).records
     values = [(r["id"], r.get(field.name)) for r in records if r.get(field.name) is not None]
     if not values:
-        raise Skip("no stored value to judge")
+        raise NotProven("no stored value to judge")
     bad = [(rid, v) for rid, value in values if (v := type_violation(field, value)) is not None]
     if not bad:
         return f"{len(values)} stored value(s) of {field.type}"
@@ -217,7 +217,7 @@ async def refs_resolve(ctx: Ctx, subject: Subject) -> str | None:
             if isinstance(ref, str) and ref not in seen:
                 seen.append(ref)
     if not seen:
-        raise Skip("no stored reference to follow")
+        raise NotProven("no stored reference to follow")
     for ref in seen[:SAMPLE_REFS]:
         if await ctx.client.get_record(target, ref) is None:
             raise DanglingRef(

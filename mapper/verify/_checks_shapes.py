@@ -37,12 +37,12 @@ from ._failures import (
     Correction,
     CreateRefused,
     FindByNotUnique,
-    Skip,
+    NotProven,
     WriteAnswerMissing,
     WriteNameIgnored,
 )
 from ._registry import CHECKS, Subject
-from ._subjects import fields
+from ._subjects import fields, writes
 from ._values import same
 from ._wire import evidence
 from ._writing import (
@@ -58,7 +58,7 @@ from ._writing import (
 
 
 def _renamed(entity: Entity, field: Field) -> bool:
-    return field.write_source is not None and not field.read_only
+    return field.write_source is not None and not field.read_only and writes(entity)
 
 
 def _ignored(entity: Entity, field: Field, message: str) -> WriteNameIgnored:
@@ -83,7 +83,7 @@ async def write_name_lands(ctx: Ctx, subject: Subject) -> str | None:
     before = await own_stored(ctx, entity, trusting=False)
     value = (await ctx.synthesised(entity, variant=1, only={field.name})).get(field.name)
     if value is None or same(field, value, before.get(field.name)):
-        raise Skip(f"no value other than the stored one can be written to {field.name}")
+        raise NotProven(f"no value other than the stored one can be written to {field.name}")
     body = {field.name: value}
     if not field.create_only:
         sure(entity, body, create=False)
@@ -107,7 +107,7 @@ async def write_name_lands(ctx: Ctx, subject: Subject) -> str | None:
 
 def _client_ids(mapping: Mapping) -> Iterator[Subject]:
     for name, entity in mapping.entities.items():
-        if entity.id_client:
+        if entity.id_client and entity.write.create:
             what = f"{name}: a create keeps the id the client chose"
             yield Subject(f"entities.{name}.id.client", what, entity=name)
 
@@ -117,7 +117,7 @@ async def client_id_kept(ctx: Ctx, subject: Subject) -> str | None:
     """A create carrying a chosen id is stored, and read back, under that id."""
     entity = ctx.entity(subject.entity)
     if not entity.write.create:
-        raise Skip("the mapping declares no create")
+        raise NotProven("the mapping declares no create")
     chosen = ctx.chosen_id()
     body = {"id": chosen, **(await ctx.synthesised(entity))}
     sure(entity, {k: v for k, v in body.items() if k != "id"}, create=True)
@@ -142,7 +142,7 @@ async def client_id_kept(ctx: Ctx, subject: Subject) -> str | None:
 
 def _found_by(mapping: Mapping) -> Iterator[Subject]:
     for name, entity in mapping.entities.items():
-        if entity.write.find_by is not None:
+        if entity.write.find_by is not None and entity.write.create:
             what = f"{name}: a create is found by the {entity.write.find_by} it sent"
             yield Subject(f"entities.{name}.write.findBy", what, entity=name)
 
@@ -153,10 +153,10 @@ async def created_found_by_value(ctx: Ctx, subject: Subject) -> str | None:
     entity = ctx.entity(subject.entity)
     name = str(entity.write.find_by)
     if not entity.write.create:
-        raise Skip("the mapping declares no create")
+        raise NotProven("the mapping declares no create")
     body = await ctx.synthesised(entity)
     if body.get(name) is None:
-        raise Skip(f"no value can be synthesised for {name}")
+        raise NotProven(f"no value can be synthesised for {name}")
     created = await create_guarded(ctx, entity, body)
     holders = [
         str(r["id"])

@@ -16,15 +16,15 @@ from ._failures import (
     Correction,
     CreateRefused,
     FieldTypeMismatch,
+    NotProven,
     RequiredNotEnforced,
-    Skip,
     UndeclaredRequired,
     UpdateRefused,
     UpstreamMisbehaved,
 )
 from ._registry import CHECKS, Subject
 from ._routes import declared_by_spec, not_routed
-from ._subjects import entities, fields
+from ._subjects import creates, entities, fields, updates
 from ._values import guard, type_violation
 from ._wire import evidence
 from ._writing import (
@@ -43,12 +43,14 @@ from ._writing import (
 def _creatable(ctx: Ctx, subject: Subject) -> Entity:
     entity = ctx.entity(subject.entity)
     if not entity.write.create:
-        raise Skip("the mapping declares no create")
+        raise NotProven("the mapping declares no create")
     return entity
 
 
 @CHECKS.register(
-    phase="write", writes=True, subjects=entities("a create is stored as sent", "write.create")
+    phase="write",
+    writes=True,
+    subjects=entities("a create is stored as sent", "write.create", when=creates),
 )
 async def create_roundtrip(ctx: Ctx, subject: Subject) -> str | None:
     """A create with values synthesised from the mapping is stored: every field round-trips."""
@@ -76,7 +78,7 @@ async def create_roundtrip(ctx: Ctx, subject: Subject) -> str | None:
 @CHECKS.register(
     phase="write",
     writes=True,
-    subjects=entities("nothing else is required", "write.create.minimal"),
+    subjects=entities("nothing else is required", "write.create.minimal", when=creates),
 )
 async def create_minimal(ctx: Ctx, subject: Subject) -> str | None:
     """A create with only the required fields is accepted: nothing else is required upstream."""
@@ -109,7 +111,7 @@ async def create_minimal(ctx: Ctx, subject: Subject) -> str | None:
 
 
 def _required(entity: Entity, field: Field) -> bool:
-    return field.required and not field.read_only
+    return field.required and not field.read_only and creates(entity)
 
 
 @CHECKS.register(
@@ -154,7 +156,9 @@ async def required_enforced(ctx: Ctx, subject: Subject) -> str | None:
 
 
 @CHECKS.register(
-    phase="write", writes=True, subjects=entities("an update is stored as sent", "write.update")
+    phase="write",
+    writes=True,
+    subjects=entities("an update is stored as sent", "write.update", when=updates, op="update"),
 )
 async def update_roundtrip(ctx: Ctx, subject: Subject) -> str | None:
     """An update of every writable field is stored: each reads back as sent.
@@ -169,7 +173,7 @@ async def update_roundtrip(ctx: Ctx, subject: Subject) -> str | None:
         if not (name in entity.fields and entity.fields[name].create_only)
     }
     if not body:
-        raise Skip(f"no field of {entity.name} is writable on update")
+        raise NotProven(f"no field of {entity.name} is writable on update")
     sure(entity, body, create=False)
     try:
         updated = await ctx.client.update_record(entity, before["id"], body)

@@ -98,13 +98,14 @@ def verify_command(
     if junit_file is not None:
         junit_file.write_text(junit_xml(report), encoding="utf-8")
     print(render(report))
-    if report.outcome == "refused" and report.stamp_file is not None:
+    if report.outcome in ("refused", "partly-verified") and report.stamp_file is not None:
         print(f"partly verified: stamp written for the proven part ({report.stamp_file})")
     if write_corrected is not None:
         _corrected(mapping_path, report, write_corrected)
     if report.outcome == "aborted":
         return Exit.USAGE
-    return Exit.REFUSED if report.outcome == "refused" else Exit.VERIFIED
+    # Partly verified is no whole proof: a CI job sees it as it sees a refusal.
+    return Exit.VERIFIED if report.outcome == "verified" else Exit.REFUSED
 
 
 def _stamp(mapping_path: Path, mapping: Mapping, report: Report) -> None:
@@ -114,6 +115,8 @@ def _stamp(mapping_path: Path, mapping: Mapping, report: Report) -> None:
         save_stamp(path, report.stamp())
         report.stamp_file = str(path)
         scope = " (read claims only)" if report.read_only else ""
+        if report.outcome == "partly-verified":
+            scope += " (partly verified: written for the proven part)"
         print(f"stamp: {path}{scope}", file=sys.stderr)
         for line in withheld.describe():
             print(f"  withheld: {line}", file=sys.stderr)

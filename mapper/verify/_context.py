@@ -11,7 +11,7 @@ from runtime.mapping import Entity, Mapping
 from runtime.protocol import ProtocolError
 from runtime.upstream import UpstreamClient
 
-from ._failures import CannotSynthesize, Skip, VerificationFailure
+from ._failures import CannotSynthesize, NotProven, VerificationFailure
 from ._ledger import Ledger
 from ._marker import TAG_PREFIX, tag_field
 from ._repair import REPAIR_ROUNDS, reshaped
@@ -159,7 +159,7 @@ class Ctx:
         if not entity.write.delete and not self.options.allow_leftovers:
             # Its records would stay behind: only an upstream its owner calls disposable
             # takes them (`--allow-leftovers`), and the report lists what was left.
-            raise Skip(f"{entity.name} records cannot be deleted (the mapping declares no "
+            raise NotProven(f"{entity.name} records cannot be deleted (the mapping declares no "
                        "delete); written only with --allow-leftovers")  # fmt: skip
         self.changed(entity)
         sent = {"id": self.chosen_id(), **body} if entity.id_client and "id" not in body else body
@@ -259,7 +259,9 @@ class Ctx:
     async def fresh(self, entity: Entity, *, variant: int = 0) -> dict[str, Any]:
         """A new record of the run's own, created for one check."""
         if not entity.write.create:
-            raise Skip(f"{entity.name} has no create, and the verifier writes only its own records")
+            raise NotProven(
+                f"{entity.name} has no create, and the verifier writes only its own records"
+            )
         body = await self.synthesised(entity, variant=variant)
         refused = guard(entity, body, create=True)
         if refused:
@@ -272,7 +274,7 @@ class Ctx:
         except ProtocolError as exc:
             if not exc.is_("upstream_rejected"):
                 raise
-            raise Skip(
+            raise NotProven(
                 f"no {entity.name} record could be created to work on ({exc.message})"
             ) from None
 
@@ -324,13 +326,13 @@ class Ctx:
             else:
                 try:
                     parent = await self._parent(target, second=variant > 0)
-                except (ProtocolError, VerificationFailure, Skip, CannotSynthesize):
+                except (ProtocolError, VerificationFailure, NotProven, CannotSynthesize):
                     # An optional reference is left out when no parent can be had: the
                     # parent's own checks report why, and this create does not need it.
                     continue
             if parent is None:
                 if field_.required:
-                    raise Skip(f"no {target.name} record to refer to from {entity.name}")
+                    raise NotProven(f"no {target.name} record to refer to from {entity.name}")
                 continue
             refs[field_.name] = [parent] if field_.type == "list<ref>" else parent
         return refs

@@ -19,11 +19,14 @@
     ├─ CannotSynthesize                     no value the guard accepts can be made for a field
     └─ UpstreamUnreachable                  nothing can be proven: exit 2
 
-    Skip                                    a claim this run cannot exercise, with the reason
-    └─ NotProven                            not proven either way (an operation refused values
-       │                                    the run made up); withheld, not failed
-       └─ NotRouted                         the upstream answers 404 to a route its own spec
+    NotProven                               a claim this run could not exercise, with the reason;
+    │                                       a write or operation so is withheld from serving
+    ├─ Excluded                             not run by the run's options (--read-only, a
+    │                                       destructive operation): listed apart
+    └─ NotRouted                            the upstream answers 404 to a route its own spec
                                             declares: not implemented there
+
+    NotAClaim                               the subject is nothing the runtime relies on
 
 Every failure names its claim (set by the runner), the request and the response
 that disproved it (already sanitized), whether the foreign API or the mapping is
@@ -281,24 +284,34 @@ class UpstreamUnreachable(VerifyError):
     pass
 
 
-class Skip(Exception):
-    """This claim cannot be exercised by this run; the reason goes into the stamp."""
+class NotProven(Exception):
+    """The run could not exercise the claim: neither a pass nor a disproof, reported as
+    `not proven` with its reason. A write, delete or operation left unproven is withheld
+    from serving (for a write, only the write `op` names, when it names one), and the
+    run is at best partly verified.
+    """
+
+    def __init__(self, reason: str, *, op: str | None = None, entity: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.op = op
+        # The entity whose write is withheld, when not the claim's own
+        self.entity = entity
+
+
+class Excluded(NotProven):
+    """Not run by the run's own choice (`--read-only`; a destructive operation without
+    `--include-destructive`, which stays served behind its human approval): listed
+    apart, it neither withholds nor lowers the outcome."""
+
+
+class NotAClaim(Exception):
+    """What the subject names is no claim the runtime relies on (a filter the runtime
+    evaluates itself): nothing to prove, and nothing is reported."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-class NotProven(Skip):
-    """The run could not prove the claim, and what it covers is withheld from serving
-    (for a write, only that write: `op`), saying why. Neither a disproof of the mapping
-    nor a pass: an operation called with values the run had to make up and refused,
-    say, proves nothing either way.
-    """
-
-    def __init__(self, reason: str, *, op: str | None = None) -> None:
-        super().__init__(reason)
-        self.op = op
 
 
 class NotRouted(NotProven):

@@ -14,7 +14,7 @@ def junit_xml(report: Report) -> str:
         tests=str(len(report.results)),
         failures=str(report.count("failed")),
         errors=str(report.count("error")),
-        skipped=str(report.count("skipped")),
+        skipped=str(report.count("unproven")),
         time=f"{report.seconds:.3f}",
         timestamp=report.started.strftime("%Y-%m-%dT%H:%M:%S"),
     )
@@ -41,8 +41,9 @@ def junit_xml(report: Report) -> str:
             node.text = "\n".join(lines)
         elif result.outcome in ("failed", "error"):
             ET.SubElement(case, "error", message=result.note or "error").text = result.note
-        elif result.outcome == "skipped":
-            ET.SubElement(case, "skipped", message=result.note or "not exercised")
+        elif result.outcome == "unproven":
+            what = "not run" if result.excluded else "not proven"
+            ET.SubElement(case, "skipped", message=f"{what}: {result.note or 'no reason'}")
         elif result.note:
             ET.SubElement(case, "system-out").text = result.note
     root = ET.Element("testsuites", name="a2map verify")

@@ -12,8 +12,8 @@ from ._context import Ctx, Snapshot
 from ._failures import (
     LinkOutsideUpstream,
     ListDuplicates,
+    NotProven,
     PathNotFound,
-    Skip,
     UpstreamMisbehaved,
     VerificationFailure,
 )
@@ -58,13 +58,13 @@ def walk_failure(entity: Entity, exc: ProtocolError) -> VerificationFailure:
 
 
 async def walked(ctx: Ctx, entity: Entity) -> Snapshot:
-    """The whole listing, or Skip when it cannot be walked (its own check says why)."""
+    """The whole listing, or NotProven when it cannot be walked (its own check says why)."""
     try:
         return await ctx.snapshot(entity)
     except ProtocolError as exc:
         if not_about_the_claim(exc):
             raise
-        raise Skip(NO_WALK) from None
+        raise NotProven(NO_WALK) from None
 
 
 async def some_records(ctx: Ctx, entity: Entity) -> list[dict[str, Any]]:
@@ -80,11 +80,11 @@ async def some_records(ctx: Ctx, entity: Entity) -> list[dict[str, Any]]:
     for part in ctx.client.pagination_of(entity).items:
         items = items.get(part) if isinstance(items, dict) else None
     if not isinstance(items, list):
-        raise Skip(NO_WALK)
+        raise NotProven(NO_WALK)
     try:
         return [to_protocol(entity, item) for item in items if isinstance(item, dict)]
     except ProtocolError:
-        raise Skip(NO_WALK) from None
+        raise NotProven(NO_WALK) from None
 
 
 def unknown_id(ctx: Ctx, entity: Entity) -> str:

@@ -11,17 +11,17 @@ from runtime.mapping import Entity
 from runtime.query import parse_filter, plan
 from runtime.upstream import Dialect
 
-from ._failures import Skip
+from ._failures import NotAClaim
 
 
 def native_params(dialect: Dialect, entity: Entity, text: str) -> dict[str, str] | None:
     """The parameters the runtime pushes for `text`; None for a dialect without a native filter.
 
-    A filter the runtime would keep local is not a pushdown to prove: `Skip`.
+    A filter the runtime would keep local is not a pushdown to prove: `NotAClaim`.
     """
     if getattr(dialect, "filter_param", None) is None:
         return None
     told = plan(entity, parse_filter(text), (), dialect, can_page=False)
     if told.residual or not told.pushed:
-        raise Skip(f"the runtime keeps `{text}` local for the {dialect.name} dialect")
+        raise NotAClaim(f"the runtime keeps `{text}` local for the {dialect.name} dialect")
     return dict(told.params)

@@ -2,7 +2,7 @@
 
     @CHECKS.register(phase="query", subjects=each_filter)
     async def filter_narrows(ctx: Ctx, subject: Subject) -> str | None:
-        ...  # raise a VerificationFailure subclass, or Skip; return an optional note
+        ...  # raise a VerificationFailure subclass, or NotProven; return an optional note
 
 `subjects` expands a check over the mapping (every entity, every filter operator,
 every enum field, ...); each subject is one claim in the report and the stamp.

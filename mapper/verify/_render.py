@@ -21,15 +21,16 @@ def render(report: Report) -> str:
         f"a2map verify: {report.app} ({report.mapping_file}) against {report.upstream}"
         + (" [read-only]" if report.read_only else ""),
         f"  {report.count('passed')} passed, {report.count('failed')} failed, "
-        f"{report.count('error')} errors, {report.count('skipped')} not exercised in "
-        f"{report.seconds:.1f} s; {sum(report.requests.values())} requests",
+        f"{report.count('error')} errors, {len(report.unproven)} not proven"
+        + (f", {len(report.excluded)} not run by choice" if report.excluded else "")
+        + f" in {report.seconds:.1f} s; {sum(report.requests.values())} requests",
     ]
     if report.aborted:
         # One message: every claim after the stop is "not run" for the same reason, and
         # the JSON report lists them.
         out += [
             f"  ABORTED: {report.aborted}",
-            f"  nothing else was exercised ({report.count('skipped')} claims not run; "
+            f"  nothing else was exercised ({report.count('unproven')} claims not run; "
             "--json lists them)",
             "",
             f"NOT VERIFIED: {report.app}",
@@ -53,10 +54,19 @@ def render(report: Report) -> str:
             f"      response: {failure.response or '-'}",
             f"      change:   {failure.fix}",
         ]
-    skipped = [r for r in report.results if r.outcome == "skipped"]
-    if skipped:
-        out += ["", "  not exercised:"]
-        out += [f"    - {r.claim}: {r.note}" for r in skipped]
+    if report.unproven:
+        out += [
+            "",
+            "  not proven (a write, delete or operation so is withheld; a filter or sort so "
+            "is evaluated here):",
+        ]
+        out += [
+            f"    - {r.claim}: {r.note}" + (" [withheld]" if r.withheld else "")
+            for r in report.unproven
+        ]
+    if report.excluded:
+        out += ["", "  not run by choice:"]
+        out += [f"    - {r.claim}: {r.note}" for r in report.excluded]
     proven = _proven(report)
     if proven:
         out += ["", "  proven pushdowns (the runtime lets the upstream page only for these):"]
@@ -74,6 +84,11 @@ def render(report: Report) -> str:
     for left in report.leftovers:
         out.append(f"  LEFT BEHIND: {left.entity} {left.id!r}: {left.reason}")
     out.append("")
-    verdict = {"verified": "VERIFIED", "refused": "REFUSED", "aborted": "NOT VERIFIED"}
+    verdict = {
+        "verified": "VERIFIED",
+        "partly-verified": "PARTLY VERIFIED",
+        "refused": "REFUSED",
+        "aborted": "NOT VERIFIED",
+    }
     out.append(f"{verdict[report.outcome]}: {report.app}")
     return "\n".join(out)

@@ -14,7 +14,9 @@ from runtime.mapping import Refusal, Stamp, StampCheck, WithholdScope
 from ._failures import VerificationFailure
 from ._ledger import Leftover
 
-Outcome = Literal["passed", "failed", "skipped", "error"]
+# "unproven": the claim could not be exercised; it is reported as not proven, with why.
+Outcome = Literal["passed", "failed", "unproven", "error"]
+RunOutcome = Literal["verified", "partly-verified", "refused", "aborted"]
 VERIFIER = "a2map verify"
 
 
@@ -43,8 +45,18 @@ class CheckResult:
     operation: str | None = None
     # Less than the whole scope is withheld: one write, and of it only these fields.
     narrow: tuple[str, tuple[str, ...]] | None = None
-    # Not proven and withheld all the same (a route the upstream does not implement).
+    # Not proven, and withheld from serving (a write, delete or operation; see the runner).
     withheld: bool = False
+    # Not run by the run's own choice (--read-only, a destructive operation): listed apart.
+    excluded: bool = False
+    # The entity whose write an unproven claim withholds, when not its own (a target's
+    # delete whose effect on this entity was not seen)
+    about: str | None = None
+
+    @property
+    def unproven(self) -> bool:
+        """Not proven, and not by choice: the run is at best partly verified."""
+        return self.outcome == "unproven" and not self.excluded
 
     def refusals(self) -> list[Refusal]:
         """The claim as a partial stamp records it: one refusal per withheld field, else
@@ -52,19 +64,24 @@ class CheckResult:
         refused = self.outcome in ("failed", "error") or self.withheld
         if not refused or self.withholds is None:
             return []
-        op: str | None
+        pairs: list[tuple[str | None, str | None]]
         if self.narrow is not None:
             op, fields = self.narrow
-            names: tuple[str | None, ...] = fields or (None,)
+            pairs = [(name, op) for name in (fields or (None,))]
+        elif self.outcome == "unproven" and self.field is not None and self.op is None:
+            # A field's claim left unproven withholds the writes that send that field,
+            # not every write of the entity.
+            pairs = [(self.field, "create"), (self.field, "update")]
         else:
-            op, names = self.op, (self.field,)
-        return [self._refusal(name, op) for name in names]
+            pairs = [(self.field, self.op)]
+        return [self._refusal(name, op) for name, op in pairs]
 
     def _refusal(self, name: str | None, op: str | None) -> Refusal:
         assert self.withholds is not None
         return Refusal(
             self.claim, self.check, self.withholds,
-            self.entity, name, op, self.operation, self.note,
+            self.about or self.entity, name, op, self.operation, self.note,
+            unproven=self.outcome == "unproven",
         )  # fmt: skip
 
     def as_dict(self) -> dict[str, Any]:
@@ -75,6 +92,8 @@ class CheckResult:
             "phase": self.phase,
             "entity": self.entity,
             "outcome": self.outcome,
+            "withheld": self.withheld,
+            "notRun": self.excluded,
             "seconds": round(self.seconds, 3),
             "note": self.note,
             "failure": None if self.failure is None else self.failure.as_dict(),
@@ -119,16 +138,28 @@ class Report:
         return [r for r in self.results if r.outcome in ("failed", "error")]
 
     @property
-    def outcome(self) -> Literal["verified", "refused", "aborted"]:
+    def unproven(self) -> list[CheckResult]:
+        """The claims not proven, not counting those the run chose not to run."""
+        return [r for r in self.results if r.unproven]
+
+    @property
+    def excluded(self) -> list[CheckResult]:
+        return [r for r in self.results if r.outcome == "unproven" and r.excluded]
+
+    @property
+    def outcome(self) -> RunOutcome:
         if self.aborted is not None:
             return "aborted"
-        return "refused" if self.failures else "verified"
+        if self.failures:
+            return "refused"
+        return "partly-verified" if self.unproven else "verified"
 
     @property
     def stampable(self) -> bool:
-        """Only a whole successful run is a proof the runtime may rely on (with
-        `--scope`, a whole proof of that part, the rest withheld as not verified)."""
-        return self.outcome == "verified" and not self.only
+        """A run with no failure is a proof the runtime may rely on: whole, or for the
+        part it proved, the unproven writes and operations withheld (with `--scope`, a
+        proof of that part, the rest withheld as not verified)."""
+        return self.outcome in ("verified", "partly-verified") and not self.only
 
     @property
     def refusals(self) -> list[Refusal]:
@@ -181,7 +212,13 @@ class Report:
             "secondsByStage": {k: round(v, 3) for k, v in self.timings.items()},
             "outcome": self.outcome,
             "aborted": self.aborted,
-            "summary": {o: self.count(o) for o in ("passed", "failed", "skipped", "error")},
+            "summary": {
+                "passed": self.count("passed"),
+                "failed": self.count("failed"),
+                "notProven": len(self.unproven),
+                "notRun": len(self.excluded),
+                "error": self.count("error"),
+            },
             "checks": [r.as_dict() for r in self.results],
             "proven": {
                 "filters": {e: dict(fs) for e, fs in self.proven_filters.items()},

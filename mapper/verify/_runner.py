@@ -12,7 +12,9 @@
     cleanup      every record of the run, children first, each delete confirmed
 
 With `--read-only` only connect and read (with filters and sorts) run; every
-write claim is reported as not exercised.
+write claim is listed as not run (by choice: it neither withholds nor lowers the
+outcome). Every other claim passes, fails, or is not proven with its reason; an
+unproven write, delete or operation is withheld from serving.
 """
 
 from __future__ import annotations
@@ -33,7 +35,14 @@ from runtime.upstream import UpstreamClient
 
 from ._catalog import MODULES
 from ._context import Ctx, VerifyOptions
-from ._failures import NotProven, Skip, UpstreamMisbehaved, VerificationFailure, VerifyError
+from ._failures import (
+    Excluded,
+    NotAClaim,
+    NotProven,
+    UpstreamMisbehaved,
+    VerificationFailure,
+    VerifyError,
+)
 from ._graph import components, parents_first
 from ._ledger import Ledger, new_run_id
 from ._registry import CHECKS, CheckSpec, Phase, Subject
@@ -42,6 +51,8 @@ from ._wire import Recorder, evidence, last, scoped
 
 MAX_TIMEOUTS = 3
 OUTSIDE = "not verified: outside --scope"
+# The scopes an unproven claim withholds from serving (see `_result`).
+WITHHELD_UNPROVEN = ("writes", "operation")
 # Seconds between the tries of a check the upstream answered unavailable while alone.
 SOLO_PAUSES = (1.0, 3.0)
 # Seconds a run waits in all, as rate-limit answers ask (429 with Retry-After), before
@@ -94,10 +105,12 @@ class _Runner:
         if self.progress is not None:
             self.progress.advance(result)
 
-    def skip(self, items: Iterable[Item], reason: str) -> None:
+    def skip(self, items: Iterable[Item], reason: str, *, excluded: bool = False) -> None:
         for index, spec, subject in items:
             if index not in self.results:
-                self.record(index, _result(spec, subject, "skipped", note=reason))
+                self.record(
+                    index, _result(spec, subject, "unproven", note=reason, excluded=excluded)
+                )
 
     async def run_items(self, items: Iterable[Item]) -> None:
         for index, spec, subject in items:
@@ -106,17 +119,20 @@ class _Runner:
             if self.aborted is not None:
                 self.skip([(index, spec, subject)], f"not run: {self.aborted}")
                 continue
-            self.record(index, await self.run_paced(spec, subject))
+            result = await self.run_paced(spec, subject)
+            if result is None:
+                continue  # no claim (`NotAClaim`)
+            self.record(index, result)
             if spec.writes and subject.entity:
                 self.ctx.changed(self.ctx.entity(subject.entity))
 
-    async def run_paced(self, spec: CheckSpec, subject: Subject) -> CheckResult:
+    async def run_paced(self, spec: CheckSpec, subject: Subject) -> CheckResult | None:
         """A check, tried again after the wait a rate-limit answer asks for, within the
         run's budget (`RATE_LIMIT_BUDGET`); from the first such answer on, checks run one
         at a time. Out of budget: not proven (rate-limited), withheld, and nobody's fault."""
         result = await self.run_alone_if_busy(spec, subject)
         tries = 1
-        while result.note == _RATE_LIMITED:
+        while result is not None and result.note == _RATE_LIMITED:
             wait = min(self.retry_after, RATE_LIMIT_BUDGET - self.waited)
             if wait < self.retry_after or tries >= RATE_LIMIT_TRIES or self.aborted is not None:
                 return dataclasses.replace(
@@ -132,7 +148,7 @@ class _Runner:
             tries += 1
         return result
 
-    async def run_alone_if_busy(self, spec: CheckSpec, subject: Subject) -> CheckResult:
+    async def run_alone_if_busy(self, spec: CheckSpec, subject: Subject) -> CheckResult | None:
         """A check; when the upstream fails it for being unavailable while other checks
         run, it runs again alone once they are done, and every later check waits its turn."""
         if not self.serial:
@@ -143,7 +159,7 @@ class _Runner:
                 self.running -= 1
                 async with self.idle:
                     self.idle.notify_all()
-            if result.note != "upstream_unavailable":
+            if result is None or result.note != "upstream_unavailable":
                 return result
             self.serial = True
         async with self.alone:
@@ -155,7 +171,11 @@ class _Runner:
                     # Busy alone too (a lock held by the upstream's own work): it said
                     # to try later, so it is tried again after a pause.
                     result = await self.run_one(spec, subject)
-                    if result.note != "upstream_unavailable" or self.aborted is not None:
+                    if (
+                        result is None
+                        or result.note != "upstream_unavailable"
+                        or self.aborted is not None
+                    ):
                         return result
                     await asyncio.sleep(pause)
                 self.last_try = True
@@ -163,29 +183,32 @@ class _Runner:
             finally:
                 self.solo = self.last_try = False
 
-    async def run_one(self, spec: CheckSpec, subject: Subject) -> CheckResult:
+    async def run_one(self, spec: CheckSpec, subject: Subject) -> CheckResult | None:
         started = time.perf_counter()
 
         def done(
             outcome: Outcome, note: str | None, failure: VerificationFailure | None = None,
-            *, narrow: tuple[str, tuple[str, ...]] | None = None, withheld: bool = False,
+            *, narrow: tuple[str, tuple[str, ...]] | None = None, withheld: bool | None = None,
+            excluded: bool = False, about: str | None = None,
         ) -> CheckResult:  # fmt: skip
             seconds = time.perf_counter() - started
             return _result(spec, subject, outcome, seconds, note=note, failure=failure,
                            narrow=narrow or (failure.narrow if failure else None),
-                           withheld=withheld)  # fmt: skip
+                           withheld=withheld, excluded=excluded, about=about)  # fmt: skip
 
         missing = self.ctx.missing_paths
         if subject.entity in missing and spec.name != "list_walks":
-            return done("skipped", _missing_path(subject.entity, missing[subject.entity]))
+            return done("unproven", _missing_path(subject.entity, missing[subject.entity]))
         with scoped():
             try:
                 note = await spec.run(self.ctx, subject)
+            except NotAClaim:
+                return None
+            except Excluded as skip:
+                return done("unproven", skip.reason, excluded=True)
             except NotProven as skip:
                 narrow = (skip.op, ()) if skip.op else None
-                return done("skipped", skip.reason, narrow=narrow, withheld=True)
-            except Skip as skip:
-                return done("skipped", skip.reason)
+                return done("unproven", skip.reason, narrow=narrow, about=skip.entity)
             except VerificationFailure as failure:
                 return done("failed", failure.title, failure)
             except VerifyError as exc:
@@ -194,7 +217,7 @@ class _Runner:
                 if exc.is_("upstream_rate_limited"):
                     # Nobody's fault: it said when to ask again (see `run_paced`).
                     self.retry_after = float(exc.extra.get("retryAfterSeconds") or 0)
-                    return done("skipped", _RATE_LIMITED, withheld=True)
+                    return done("unproven", _RATE_LIMITED, withheld=True)
                 answered = last()
                 hit = next(
                     (e for e, path in missing.items()
@@ -205,7 +228,7 @@ class _Runner:
                 if hit is not None:
                     # It met the 404 of an entity whose path is wrong: that one failure
                     # says it, once.
-                    return done("skipped", _missing_path(hit, missing[hit]))
+                    return done("unproven", _missing_path(hit, missing[hit]))
                 if not exc.from_upstream:
                     # The runtime refused our own call (say, a write the mapping does not
                     # offer): the tool or the mapping is wrong, not the upstream.
@@ -303,12 +326,20 @@ def _result(
     note: str | None = None,
     failure: VerificationFailure | None = None,
     narrow: tuple[str, tuple[str, ...]] | None = None,
-    withheld: bool = False,
+    withheld: bool | None = None,
+    excluded: bool = False,
+    about: str | None = None,
 ) -> CheckResult:
+    if withheld is None:
+        # What could not be proven is not served: a write, a delete, an operation. A read
+        # claim withholds nothing (an unproven pushdown is evaluated here anyway), nor
+        # does what the run chose not to run.
+        withheld = outcome == "unproven" and not excluded and spec.withholds in WITHHELD_UNPROVEN
     return CheckResult(
         spec.name, subject.claim, subject.text, spec.phase, subject.entity,
         outcome, seconds, note, failure,
-        spec.withholds, subject.field, subject.op, subject.operation, narrow, withheld,
+        spec.withholds, subject.field, subject.op, subject.operation, narrow, withheld, excluded,
+        about,
     )  # fmt: skip
 
 
@@ -348,7 +379,9 @@ async def run_verification(
     try:
         async with client:
             if options.read_only:
-                runner.skip([i for i in items if i[1].writes], "not exercised: --read-only")
+                runner.skip(
+                    [i for i in items if i[1].writes], "not run: --read-only", excluded=True
+                )
             await runner.run()
     finally:
         if progress is not None:

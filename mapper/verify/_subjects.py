@@ -13,16 +13,36 @@ def the_upstream(mapping: Mapping) -> Iterator[Subject]:
     yield Subject("upstream.auth", "the upstream answers a listing with the configured credentials")
 
 
-def each_entity(mapping: Mapping, what: str, suffix: str) -> Iterator[Subject]:
-    for name in mapping.entities:
-        yield Subject(f"entities.{name}.{suffix}", f"{name}: {what}", entity=name)
+def entities(
+    what: str, suffix: str, *, when: Callable[[Entity], bool] | None = None,
+    op: str | None = None,
+) -> Callable[[Mapping], Iterator[Subject]]:  # fmt: skip
+    """One subject per entity that makes the claim (`when`): a mapping that declares no
+    create claims nothing about creates. `op` names the write the claim is about, which
+    its refusal withholds."""
 
-
-def entities(what: str, suffix: str) -> Callable[[Mapping], Iterator[Subject]]:
     def expand(mapping: Mapping) -> Iterator[Subject]:
-        return each_entity(mapping, what, suffix)
+        for name, entity in mapping.entities.items():
+            if when is None or when(entity):
+                yield Subject(f"entities.{name}.{suffix}", f"{name}: {what}", entity=name, op=op)
 
     return expand
+
+
+def creates(entity: Entity) -> bool:
+    return entity.write.create
+
+
+def updates(entity: Entity) -> bool:
+    return entity.write.update is not None
+
+
+def deletes(entity: Entity) -> bool:
+    return bool(entity.write.delete)
+
+
+def writes(entity: Entity) -> bool:
+    return creates(entity) or updates(entity)
 
 
 def fields(
@@ -81,4 +101,4 @@ def each_operation(mapping: Mapping) -> Iterator[Subject]:
 
 
 def is_writable(entity: Entity, field: Field) -> bool:
-    return not field.read_only
+    return not field.read_only and writes(entity)

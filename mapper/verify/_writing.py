@@ -11,7 +11,7 @@ from runtime.protocol import ProtocolError
 from runtime.upstream import to_upstream
 
 from ._context import Ctx
-from ._failures import CannotSynthesize, Correction, CreateRefused, Skip, WriteNotPersisted
+from ._failures import CannotSynthesize, Correction, CreateRefused, NotProven, WriteNotPersisted
 from ._marker import tag_field
 from ._routes import answered_404, declared_by_spec, not_routed
 from ._values import guard, same
@@ -144,13 +144,15 @@ async def create_guarded(ctx: Ctx, entity: Entity, body: dict[str, Any]) -> dict
 async def own_stored(ctx: Ctx, entity: Entity, *, trusting: bool = True) -> dict[str, Any]:
     """The run's standing record as stored, for checks that build on working writes."""
     if entity.write.update is None:
-        raise Skip("the mapping declares no update")
+        raise NotProven("the mapping declares no update")
     if trusting and entity.name in ctx.unstored:
-        raise Skip(ctx.unstored[entity.name])
+        raise NotProven(ctx.unstored[entity.name])
     record = await ctx.own(entity.name)
     stored = await ctx.client.get_record(entity, record["id"])
     if stored is None:
-        raise Skip(f"the run's {entity.name} record cannot be read back (see its create check)")
+        raise NotProven(
+            f"the run's {entity.name} record cannot be read back (see its create check)"
+        )
     return stored
 
 

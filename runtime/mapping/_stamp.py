@@ -34,7 +34,9 @@ from ._withheld import SCOPES, Refusal, Withheld, withhold
 STAMP_FORMAT = 1
 PARTIAL_STAMP_FORMAT = 2  # a stamp with refused claims, which an older gate must not serve
 STAMP_SUFFIX = ".verified.json"
-Outcome = Literal["passed", "failed", "skipped", "error"]
+Outcome = Literal["passed", "failed", "unproven", "error"]
+# Stamps written before "unproven" was named so call it "skipped".
+_LEGACY_OUTCOMES = {"skipped": "unproven"}
 
 _CHECK = {
     "type": "object",
@@ -42,7 +44,7 @@ _CHECK = {
     "properties": {
         "claim": {"type": "string"},
         "check": {"type": "string"},
-        "outcome": {"enum": ["passed", "failed", "skipped", "error"]},
+        "outcome": {"enum": ["passed", "failed", "unproven", "skipped", "error"]},
         "reason": {"type": ["string", "null"]},
     },
 }
@@ -59,6 +61,7 @@ _REFUSAL = {
         "op": {"type": ["string", "null"]},
         "operation": {"type": ["string", "null"]},
         "reason": {"type": ["string", "null"]},
+        "unproven": {"type": "boolean"},
     },
 }
 _SCHEMA = {
@@ -133,17 +136,21 @@ class Stamp:
     def partial(self) -> bool:
         return bool(self.refused)
 
-    def withhold(self, mapping: Mapping) -> tuple[Mapping, Withheld]:
-        """The part of `mapping` this stamp proved, and what it withholds (see `_withheld`)."""
-        return withhold(mapping, self.refused)
+    def withhold(self, mapping: Mapping, *, unproven: bool = True) -> tuple[Mapping, Withheld]:
+        """The part of `mapping` this stamp proved, and what it withholds (see `_withheld`).
+
+        Without `unproven`, only what was disproven is withheld: what the run could not
+        exercise is served (`--allow-unverified`).
+        """
+        return withhold(mapping, [r for r in self.refused if unproven or not r.unproven])
 
     def fresh_for(self, mapping: Mapping) -> bool:
         """True while the mapping's text (not its environment) is the one verified."""
         return self.content_hash == mapping.content_hash
 
     @property
-    def not_exercised(self) -> tuple[StampCheck, ...]:
-        return tuple(c for c in self.checks if c.outcome == "skipped")
+    def not_proven(self) -> tuple[StampCheck, ...]:
+        return tuple(c for c in self.checks if c.outcome == "unproven")
 
     def filter_proven(self, entity: str, field_name: str, op: str) -> bool:
         return op in self.proven_filters.get(entity, {}).get(field_name, ())
@@ -186,7 +193,10 @@ class Stamp:
             }
             for name in entities
         }
-        counts = {o: sum(1 for c in self.checks if c.outcome == o) for o in ("passed", "skipped")}
+        counts = {
+            "passed": sum(1 for c in self.checks if c.outcome == "passed"),
+            "notProven": len(self.not_proven),
+        }
         doc: dict[str, Any] = {
             "format": PARTIAL_STAMP_FORMAT if self.partial else STAMP_FORMAT,
             "app": self.app,
@@ -197,7 +207,7 @@ class Stamp:
             "readOnly": self.read_only,
             "summary": counts,
             "proven": proven,
-            "notExercised": [c.claim for c in self.not_exercised],
+            "notProven": [c.claim for c in self.not_proven],
             "checks": [
                 {"claim": c.claim, "check": c.check, "outcome": c.outcome, "reason": c.reason}
                 for c in self.checks
@@ -227,7 +237,12 @@ class Stamp:
             verifier_name=doc["verifier"].get("name", "a2map verify"),
             read_only=doc.get("readOnly", False),
             checks=tuple(
-                StampCheck(c["claim"], c["check"], c["outcome"], c.get("reason"))
+                StampCheck(
+                    c["claim"],
+                    c["check"],
+                    _LEGACY_OUTCOMES.get(c["outcome"], c["outcome"]),
+                    c.get("reason"),
+                )
                 for c in doc.get("checks", [])
             ),
             proven_filters=frozen_map(

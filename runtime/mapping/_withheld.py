@@ -1,8 +1,9 @@
 """What a partial stamp withholds, and the mapping that is served without it.
 
-A verify run that refuses some claims still proves the rest. Each refused claim
-is recorded in the stamp with its scope, and the serve gate serves only what
-was proven:
+A verify run that refuses some claims, or cannot exercise them, still proves the
+rest. Each refused or unproven claim is recorded in the stamp with its scope, and
+the serve gate serves only what was proven (what was only unproven is served too
+with `--allow-unverified`; what was disproven never is):
 
     reads      the entity is not served at all (describe leaves it out, its
                routes answer like an unknown collection), nor is any entity or
@@ -12,7 +13,8 @@ was proven:
                `writes_not_verified` naming the refused claims; a refusal with
                an `op` (create, update, delete) withholds only that write, and
                one with a `field` too only that write of that field
-    operation  the operation answers 403 `writes_not_verified` naming them
+    operation  the operation answers 403 `writes_not_verified` naming them; so does
+               an operation that runs through a withheld create, update or delete
     filter     that operator is no longer pushed down: it is evaluated here
     sort       that field is no longer sorted upstream: it is sorted here
 """
@@ -43,6 +45,8 @@ class Refusal:
     op: str | None = None
     operation: str | None = None
     reason: str | None = None
+    # Not disproven: the run could not exercise it. Served only with --allow-unverified.
+    unproven: bool = False
 
 
 Claims = AbcMapping[str, tuple[str, ...]]
@@ -124,6 +128,20 @@ def _operation_blocked(op: Operation, unreadable: set[str]) -> str | None:
     return f"works on {hit[0]}, which is not served" if hit else None
 
 
+def _crud_withheld(
+    op: Operation, writes: AbcMapping[str, tuple[str, ...]],
+    narrowed: AbcMapping[str, tuple[Refusal, ...]],
+) -> str | None:  # fmt: skip
+    """Why an operation that runs through an entity's write is withheld with that write."""
+    crud = op.crud
+    if crud is None or crud.action not in ("create", "update", "delete"):
+        return None
+    whole = crud.entity in writes
+    if whole or any(r.op == crud.action and r.field is None for r in narrowed.get(crud.entity, ())):
+        return f"runs through the {crud.action} of {crud.entity}, which is withheld"
+    return None
+
+
 def _without_pushdowns(entity: Entity, refusals: list[Refusal]) -> Entity:
     filters = {
         name: frozen_map(
@@ -168,6 +186,9 @@ def withhold(mapping: Mapping, refusals: Iterable[Refusal]) -> tuple[Mapping, Wi
         blocked = _operation_blocked(op, gone)
         if blocked is None:
             served_ops.append(op)
+            through = _crud_withheld(op, writes, narrowed)
+            if through is not None and op.name not in operations:
+                operations[op.name] = (through,)
         else:
             dropped[op.name] = (blocked,)
     pushdowns = _group(

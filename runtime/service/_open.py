@@ -34,8 +34,10 @@ def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
     if status.fresh and status.stamp is not None:
         # The stamp's proven pushdowns are what lets the upstream page and count.
         mapping = status.stamp.apply(mapping)
-        # A partial stamp serves the proven part only (runtime.mapping._withheld).
-        mapping, withheld = status.stamp.withhold(mapping)
+        # A partial stamp serves the proven part only (runtime.mapping._withheld); with
+        # --allow-unverified, what the run could not exercise is served too, never what
+        # it disproved.
+        mapping, withheld = status.stamp.withhold(mapping, unproven=not options.allow_unverified)
     elif not options.allow_unverified:
         raise GateRefused(
             f"{options.mapping_path}: {status.reason}. Prove it first with "

@@ -187,6 +187,9 @@ class Stack:
     # Empty: verify exits 0. Else it exits 1, refusing exactly these, and the runtime
     # serves the proven part through the gate.
     refused: Mapping[str, str] = field(default_factory=dict)
+    # The write claims verify cannot prove there, withheld: a claim pattern (fnmatch)
+    # and the reason its note gives. Every such claim matches one; each pattern, some.
+    unproven: Mapping[str, str] = field(default_factory=dict)
     # With `refused`: a create the runtime then refuses (403 `writes_not_verified`),
     # naming a refused claim: (entity, body, claim)
     refused_create: tuple[str, Mapping[str, Any], str] | None = None
@@ -400,6 +403,9 @@ STACKS: tuple[Stack, ...] = (
         update={"title": "Checklist card, done", "done": True, "due": None},
         invalid=({"due": "31-12-2026", "done": "yes", "nope": 1},
                  ("missing_required", "invalid_daykey", "invalid_boolean", "unknown_field")),
+        # events are updated and deleted, but never created through the API: the run
+        # writes only records of its own
+        unproven={"entities.events.write.*": "no create"},
     ),
     Stack(
         name="stripe",
@@ -447,6 +453,17 @@ STACKS: tuple[Stack, ...] = (
             # the spec's `source` is required by the mock, not declared so in the body
             "operations.sources-customer-post": "OperationRefused",
         },
+        unproven={
+            # the mock answers 404 to the DELETE (and a product's update) its spec declares
+            "entities.*.write.delete": "not implemented by the upstream",
+            "entities.products.*": "not implemented by the upstream",
+            # what builds on a create or update the mock does not store as sent
+            "entities.customers.*": "writes to customers are not stored",
+            "entities.prices.*": "writes to prices are not stored",
+            "entities.prices.fields.product.upstreamOnDelete": "delete did not take",
+            # a read-only reference: no value of its own to send
+            "entities.products.fields.default_price.readOnly": "no ref value to probe with",
+        },
         refused_create=("customers", {"email": "named@example.com", "name": "Ada"},
                         "entities.customers.write.create (name)"),
         refused_delete="entities.customers.write.delete",
@@ -481,6 +498,16 @@ STACKS: tuple[Stack, ...] = (
                  ("invalid_string", "read_only_field", "unknown_field", "missing_required")),
         entity="variables",
         refused=PREFECT_REFUSED,
+        unproven={
+            # no automation can be made (see PREFECT_REFUSED)
+            "entities.automations.*": "no automations record could be created",
+            # saved searches are created by PUT with a name: no create mapped
+            "entities.saved_searches.write.delete": "no create",
+            # a read-only reference: no value of its own to send
+            "entities.*.fields.work_queue_id.readOnly": "no ref value to probe with",
+            # create-only fields whose stored value no other made-up value may replace
+            "entities.*.fields.*.createOnly": "that differs from the stored one",
+        },
         refused_create=("automations", {"name": "checklist-automation", "trigger": {},
                                         "actions": []},
                         "entities.automations.write.create"),

@@ -136,10 +136,11 @@ async def test_an_operation_naming_a_record_by_a_made_up_value_is_not_proven() -
     """A code the verifier makes up names no card: the 404 proves nothing either way."""
     report, _ = await _by_key("code")
     (result,) = [r for r in report.results if r.claim == "operations.card-by-code"]
-    assert result.outcome == "skipped" and result.note is not None
+    assert result.outcome == "unproven" and result.note is not None
     assert "made-up code, answered HTTP 404: not proven" in result.note
-    assert report.failures == [] and report.outcome == "verified"
+    assert report.failures == [] and report.outcome == "partly-verified" and report.stampable
     assert [r.claim for r in report.refusals] == ["operations.card-by-code"]
+    assert report.refusals[0].unproven
 
 
 async def test_a_path_placeholder_named_for_a_field_takes_the_run_s_own_value() -> None:
@@ -231,8 +232,8 @@ async def test_read_only_sends_nothing_but_reads_and_says_what_it_skipped() -> N
     report = await verify(api, VerifyOptions(read_only=True))
     assert report.outcome == "verified" and report.read_only
     assert {r.method for r in api.requests} == {"GET"}
-    skipped = {r.claim: r.note for r in report.results if r.outcome == "skipped"}
-    assert skipped["entities.cards.write.create"] == "not exercised: --read-only"
+    skipped = {r.claim: r.note for r in report.results if r.outcome == "unproven"}
+    assert skipped["entities.cards.write.create"] == "not run: --read-only"
     assert report.proven_filters["cards"]["title"] == ["=", "~"]  # proven on existing records
     assert report.stamp().read_only
 
@@ -240,7 +241,11 @@ async def test_read_only_sends_nothing_but_reads_and_says_what_it_skipped() -> N
 @pytest.mark.parametrize(
     ("include", "archived", "reset_note"),
     [
-        (False, 0, "destructive: not run without --include-destructive"),
+        (
+            False,
+            0,
+            "destructive: not run without --include-destructive; served behind its approval",
+        ),
         (True, 1, "it would act on records the verifier did not create"),
     ],
     ids=["destructive-skipped", "destructive-on-own-record"],
@@ -256,8 +261,8 @@ async def test_destructive_operations_run_only_when_asked_and_only_on_own_record
     assert all(r.url.path.split("/")[3] not in seeded for r in calls)
     assert not any(r.url.path.endswith("/reset/") for r in api.requests)
     notes = {r.claim: (r.outcome, r.note) for r in report.results}
-    assert notes["operations.reset-everything"] == ("skipped", reset_note)
-    assert notes["operations.archive-list"][0] == ("passed" if include else "skipped")
+    assert notes["operations.reset-everything"] == ("unproven", reset_note)
+    assert notes["operations.archive-list"][0] == ("passed" if include else "unproven")
 
 
 async def test_wrong_credentials_refuse_before_anything_else_runs() -> None:
@@ -268,7 +273,7 @@ async def test_wrong_credentials_refuse_before_anything_else_runs() -> None:
     first = report.results[0]
     assert first.claim == "upstream.auth" and first.outcome == "failed"
     assert type(first.failure).__name__ == "CredentialsRefused"
-    assert all(r.outcome == "skipped" for r in report.results[1:])
+    assert all(r.outcome == "unproven" for r in report.results[1:])
     assert {r.method for r in api.requests} == {"GET"} and len(api.requests) == 1
 
 
@@ -293,7 +298,7 @@ async def test_records_that_cannot_be_deleted_are_written_only_when_allowed() ->
     api = FakeApi()
     report = await run_verification(model, VerifyOptions(), transport=api.transport)
     create = next(r for r in report.results if r.claim == "entities.cards.write.create")
-    assert create.outcome == "skipped" and "--allow-leftovers" in str(create.note)
+    assert create.outcome == "unproven" and "--allow-leftovers" in str(create.note)
     assert not leftovers(api)  # not one card written
     assert not [r for r in api.requests if r.method == "POST" and "/cards/" in r.url.path]
 
@@ -476,7 +481,7 @@ async def test_a_query_rate_limited_past_the_budget_is_not_proven_and_nobody_is_
     api = FakeApi("rate-limited-always")
     report = await verify(api)
     (result,) = [r for r in report.results if r.claim == "entities.cards.filter.title.~"]
-    assert result.outcome == "skipped" and result.failure is None
+    assert result.outcome == "unproven" and result.failure is None
     assert result.note is not None and result.note.startswith("not proven: upstream rate-limited")
     assert report.failures == []  # no filter or sort blamed, no removal proposed
     limited = ["entities.cards.filter.title.~", "entities.lists.filter.title.~"]
@@ -496,6 +501,6 @@ async def test_a_404_at_the_mapping_s_listing_path_is_one_failure_of_the_mapping
     assert isinstance(failure, PathNotFound) and failure.wrong == "mapping"
     assert "entities.cards.path" in failure.fix
     cards = [r for r in report.results if r.entity == "cards" and r.check != "list_walks"]
-    assert cards and all(r.outcome == "skipped" for r in cards)
+    assert cards and all(r.outcome == "unproven" for r in cards)
     assert all("answers 404 at /api/cardz/" in str(r.note) for r in cards)
     assert not leftovers(api) and not report.leftovers

@@ -37,7 +37,7 @@ def stamp_for(text: str = TEXT, **changes: object) -> Stamp:
         "verifier_version": "0.1.0",
         "checks": (
             StampCheck("entities.cards.filter.title.~", "filter_narrows", "passed", "2 of 3"),
-            StampCheck("operations.archive-board", "operation_runs", "skipped", "destructive"),
+            StampCheck("operations.archive-board", "operation_runs", "unproven", "destructive"),
         ),
         "proven_filters": {"cards": {"title": ("=", "~")}},
         "proven_sorts": {"cards": ("id", "title", "priority", "due", "done", "created")},
@@ -85,7 +85,7 @@ def test_round_trip_through_the_file(tmp_path: Path) -> None:
     assert load_stamp(path) == stamp
     doc = json.loads(path.read_text())
     assert doc["format"] == 1 and doc["readOnly"] is True
-    assert doc["notExercised"] == ["operations.archive-board"]
+    assert doc["notProven"] == ["operations.archive-board"]
     assert doc["proven"]["cards"] == {
         "filters": {"title": ["=", "~"]},
         "sort": ["id", "title", "priority", "due", "done", "created"],
