@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from ._report import Report
+from ._report import CheckResult, Report
+
+# Claims sharing one reason are counted, not listed, past this many.
+MANY = 3
 
 
 def _proven(report: Report) -> list[str]:
@@ -13,6 +16,21 @@ def _proven(report: Report) -> list[str]:
         sorts = report.proven_sorts.get(entity, [])
         text = "; ".join(parts) or "no filter"
         lines.append(f"    {entity}: {text}; sort {', '.join(sorts) or 'none'}")
+    return lines
+
+
+def _by_reason(results: list[CheckResult]) -> list[str]:
+    """One line per claim, or one per reason that many claims share (every write claim
+    of a `--read-only` run)."""
+    reasons: dict[str, list[str]] = {}
+    for r in results:
+        reasons.setdefault(str(r.note), []).append(r.claim)
+    lines = []
+    for note, claims in reasons.items():
+        if len(claims) > MANY:
+            lines.append(f"    - {len(claims)} claims: {note} (--json lists them)")
+        else:
+            lines += [f"    - {claim}: {note}" for claim in claims]
     return lines
 
 
@@ -66,7 +84,7 @@ def render(report: Report) -> str:
         ]
     if report.excluded:
         out += ["", "  not run by choice:"]
-        out += [f"    - {r.claim}: {r.note}" for r in report.excluded]
+        out += _by_reason(report.excluded)
     proven = _proven(report)
     if proven:
         out += ["", "  proven pushdowns (the runtime lets the upstream page only for these):"]

@@ -39,6 +39,7 @@ from ._failures import (
     Excluded,
     NotAClaim,
     NotProven,
+    NotRouted,
     UpstreamMisbehaved,
     VerificationFailure,
     VerifyError,
@@ -208,7 +209,12 @@ class _Runner:
                 return done("unproven", skip.reason, excluded=True)
             except NotProven as skip:
                 narrow = (skip.op, ()) if skip.op else None
-                return done("unproven", skip.reason, narrow=narrow, about=skip.entity)
+                # A route the upstream lacks is withheld whatever its scope (a filter
+                # so is evaluated here).
+                withheld = True if isinstance(skip, NotRouted) else None
+                return done(
+                    "unproven", skip.reason, narrow=narrow, about=skip.entity, withheld=withheld
+                )
             except VerificationFailure as failure:
                 return done("failed", failure.title, failure)
             except VerifyError as exc:

@@ -1,8 +1,9 @@
 """docs/own-app.md, run as written against the Django sample, then used as an agent would.
 
 Every ```sh block of the walkthrough carries a marker: `env` (the variables a reader
-sets; the test sets them to the sample's), `run` (each command must exit 0) or
-`run: background` (started and left running, like a server in a second terminal).
+sets; the test sets them to the sample's), `run` (each command must exit 0), `run: exit N`
+(each must exit N, as the text says) or `run: background` (started and left running,
+like a server in a second terminal).
 The commands run in one bash process, in order, in an empty directory, with the
 project's venv first on PATH, exactly as a reader would type them.
 """
@@ -151,7 +152,7 @@ def walkthrough(tmp_path: Path) -> Iterator[tuple[KanbanServer, Shell, int]]:
 
 def test_every_shell_block_is_run_or_provided() -> None:
     blocks = _marked_blocks()
-    assert {b.marker for b in blocks} == {"env", "run", "run: background"}, [
+    assert {b.marker for b in blocks} == {"env", "run", "run: exit 1", "run: background"}, [
         (b.line, b.marker) for b in blocks
     ]
     (env,) = [b for b in blocks if b.marker == "env"]
@@ -170,10 +171,11 @@ def test_the_walkthrough_runs_as_written_and_the_agent_can_work(
     assert where.out.split() == [str(VENV_BIN / "a2map"), str(ROOT / "mapper" / "__init__.py")]
     done: list[Done] = []
     for block in _marked_blocks():
-        if block.marker == "run":
+        if block.marker == "run" or block.marker.startswith("run: exit "):
+            code = int(block.marker.removeprefix("run: exit ")) if block.marker != "run" else 0
             for command in block.commands():
                 done.append(shell.run(command))
-                assert done[-1].code == 0, done[-1].explain()
+                assert done[-1].code == code, done[-1].explain()
         elif block.marker == "run: background":
             (command,) = block.commands()
             _wait_served(port, shell.start(command))

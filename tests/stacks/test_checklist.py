@@ -28,6 +28,7 @@ from tests.fixtures.prefixproxy import PrefixProxy
 from tests.fixtures.runtime import RuntimeServer, start_runtime
 
 from .checklist_stacks import MOUNTED, STACKS, Records, Ref, Stack, Upstream
+from .damage import damage
 from .support import AGENT, GRANTS, ROOT, lint, probe_into
 
 MAPPING = "probed.yaml"
@@ -391,3 +392,44 @@ def test_an_invalid_create_is_refused_whole_and_reaches_nothing(
     assert answer.status_code == 400, answer.text
     assert sorted(v["code"] for v in answer.json()["violations"]) == sorted(codes)
     assert snapshot(stack, upstream) == before
+
+
+def _verify(stack: Stack, upstream: Upstream, mapping: Path, *extra: str) -> dict[str, Any]:
+    report = mapping.with_suffix(".report.json")
+    command = ["verify", str(mapping), "--json", str(report), *stack.verify_extra, *extra]
+    subprocess.run(
+        [sys.executable, "-m", "mapper", *command],
+        env={**os.environ, **env_of(stack, upstream)}, cwd=ROOT, capture_output=True,
+        text=True, timeout=600, check=False,
+    )  # fmt: skip
+    doc: dict[str, Any] = json.loads(report.read_text())
+    return doc
+
+
+def _failed(report: Mapping[str, Any], stack: Stack) -> set[str]:
+    return {
+        c["claim"]
+        for c in report["checks"]
+        if c["outcome"] in ("failed", "error") and c["claim"] not in stack.timing
+    }
+
+
+def test_a_damaged_mapping_is_corrected_into_one_that_verifies(
+    stack: Stack, upstream: Upstream, run: Run, tmp_path: Path
+) -> None:
+    """Three claims of the verified mapping made wrong; `--write-corrected` undoes them:
+    the corrected file verifies as the undamaged one did."""
+    assert run.report, run.probe.output
+    outcomes = {c["claim"]: c["outcome"] for c in run.report["checks"]}
+    doc = yaml.safe_load(run.mapping.read_text())
+    damages = damage(doc, outcomes)
+    print(f"{stack.name}: damaged", *(f"{d.kind} {d.entity}.{d.field}" for d in damages))
+    assert len(damages) == 3, f"fewer than three damages apply: {damages}"
+    damaged = tmp_path / "damaged.yaml"
+    damaged.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+    corrected = tmp_path / "corrected.yaml"
+    first = _verify(stack, upstream, damaged, "--write-corrected", str(corrected))
+    assert {d.claim for d in damages} <= _failed(first, stack), first["summary"]
+    again = _verify(stack, upstream, corrected)
+    assert _failed(again, stack) == _failed(run.report, stack), again["summary"]
+    assert again["outcome"] == run.report["outcome"], again["summary"]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from mapper.verify import CHECKS, VerifyOptions, plan
+from mapper.verify import CHECKS, CheckResult, VerifyOptions, plan
 from mapper.verify._registry import PHASES, Registry
 from runtime.mapping import load_mapping
 
@@ -93,3 +94,45 @@ def test_only_keeps_the_named_entities(only: tuple[str, ...], entities: set[str 
     items = plan(KANBAN, VerifyOptions(only=only))
     assert {subject.entity for _, _, subject in items} <= entities
     assert any(subject.claim == "upstream.auth" for _, _, subject in items)
+
+
+def test_a_write_the_mapping_does_not_declare_makes_no_claim() -> None:
+    """An entity with neither create nor delete: its claims about either are not planned,
+    not reported as skipped; its update claims stay (and are not proven, withheld)."""
+    cards = KANBAN.entities["cards"]
+    write = dataclasses.replace(cards.write, create=False, delete=False)
+    narrowed = dataclasses.replace(
+        KANBAN, entities={**KANBAN.entities, "cards": dataclasses.replace(cards, write=write)}
+    )
+    claims = {subject.claim for _, _, subject in plan(narrowed, VerifyOptions())}
+    absent = {
+        "entities.cards.write.create", "entities.cards.write.create.minimal",
+        "entities.cards.fields.title.required", "entities.cards.list.created",
+        "entities.cards.write.delete",
+    }  # fmt: skip
+    assert absent.isdisjoint(claims) and "entities.cards.write.update" in claims
+    assert "entities.cards.fields.created.readOnly" in claims  # proven on update
+
+
+@pytest.mark.parametrize(
+    ("field", "op", "narrow", "refused"),
+    [
+        ("status", None, None, [("status", "create"), ("status", "update")]),
+        (None, "update", None, [(None, "update")]),
+        (None, None, ("delete", ()), [(None, "delete")]),
+        (None, None, None, [(None, None)]),
+    ],
+    ids=["a-field", "one-write", "narrowed", "every-write"],
+)
+def test_an_unproven_write_claim_withholds_the_narrowest_write(
+    field: str | None, op: str | None, narrow: tuple[str, tuple[str, ...]] | None,
+    refused: list[tuple[str | None, str | None]],
+) -> None:  # fmt: skip
+    result = CheckResult(
+        "enum_closed", "entities.cards.x", "x", "write", "cards", "unproven",
+        withholds="writes", field=field, op=op, narrow=narrow, withheld=True,
+    )  # fmt: skip
+    got = result.refusals()
+    assert [(r.field, r.op) for r in got] == refused and all(r.unproven for r in got)
+    chosen = dataclasses.replace(result, withheld=False, excluded=True)
+    assert chosen.refusals() == [] and not chosen.unproven

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from runtime.mapping import Refusal, load_mapping, withhold
+from runtime.mapping import Refusal, Stamp, StampCheck, load_mapping, withhold
 
 ROOT = Path(__file__).resolve().parents[3]
 ENV = {"KANBAN_URL": "http://127.0.0.1:8000", "KANBAN_TOKEN": "token-one-0123456789"}
@@ -118,3 +119,75 @@ def test_a_refusal_of_one_write_or_one_field_withholds_only_that() -> None:
     lines = withheld.describe()
     assert "entity cards: deletes refused (entities.cards.write.delete)" in lines
     assert "entity cards: create of due refused (entities.cards.write.create)" in lines
+
+
+CRUD_OPS = """
+  - name: close-card
+    module: board
+    entity: cards
+    destructive: false
+    params: {card: {type: ref, entity: cards, required: true}}
+    crud: {action: update, entity: cards, target: card, set: {done: true}}
+  - name: new-todo
+    module: board
+    destructive: false
+    params: {title: {type: string, required: true, max: 200}}
+    crud: {action: create, entity: cards, set: {list: list_todo}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("refused", "withheld_ops"),
+    [
+        (Refusal("entities.cards.write.update", "update_roundtrip", "writes", "cards",
+                 op="update"),
+         {"close-card": ("runs through the update of cards, which is withheld",)}),
+        (Refusal("entities.cards.write.create", "create_roundtrip", "writes", "cards"),
+         {"close-card": ("runs through the update of cards, which is withheld",),
+          "new-todo": ("runs through the create of cards, which is withheld",)}),
+        (Refusal("entities.cards.write.create", "create_roundtrip", "writes", "cards", "due",
+                 "create"), {}),
+    ],
+    ids=["update-withheld", "all-writes-withheld", "one-field-only"],
+)  # fmt: skip
+def test_an_operation_through_a_withheld_write_is_withheld_with_it(
+    tmp_path: Path, refused: Refusal, withheld_ops: dict[str, tuple[str, ...]]
+) -> None:
+    text = (ROOT / "mappings" / "kanban-drf.yaml").read_text()
+    path = tmp_path / "crud.yaml"
+    path.write_text(text.replace("operations:\n", "operations:" + CRUD_OPS, 1))
+    mapping = load_mapping(path, env=ENV)
+    _, withheld = withhold(mapping, (refused,))
+    assert {n: c for n, c in withheld.operations.items() if n in ("close-card", "new-todo")} == (
+        withheld_ops
+    )
+
+
+def test_an_unproven_claim_is_withheld_unless_serving_allows_unverified() -> None:
+    unproven = Refusal(
+        "entities.cards.write.delete", "delete_removes", "writes", "cards", op="delete",
+        reason="no create: the verifier deletes only records it created", unproven=True,
+    )  # fmt: skip
+    disproven = Refusal("entities.tags.write.create", "create_roundtrip", "writes", "tags")
+    stamp = Stamp(
+        content_hash=MAPPING.content_hash, app="kanban-drf", upstream="http://x",
+        verified_at="2026-12-03T00:00:00Z", verifier_version="0", refused=(unproven, disproven),
+    )  # fmt: skip
+    _, strict = stamp.withhold(MAPPING)
+    assert strict.write_refusals("cards", "delete") == ("entities.cards.write.delete",)
+    _, allowing = stamp.withhold(MAPPING, unproven=False)
+    assert allowing.write_refusals("cards", "delete") == ()
+    # what was disproven is never served
+    assert allowing.write_refusals("tags", "create") == ("entities.tags.write.create",)
+    again = Stamp.from_json(json.loads(json.dumps(stamp.to_json())))
+    assert again.refused == stamp.refused and again.refused[0].unproven
+
+
+def test_a_stamp_written_before_not_proven_was_named_still_loads() -> None:
+    doc = Stamp(
+        content_hash=MAPPING.content_hash, app="kanban-drf", upstream="http://x",
+        verified_at="2026-12-03T00:00:00Z", verifier_version="0",
+        checks=(StampCheck("operations.archive-board", "operation_runs", "unproven", "x"),),
+    ).to_json()  # fmt: skip
+    doc["checks"][0]["outcome"] = "skipped"
+    assert Stamp.from_json(doc).not_proven[0].claim == "operations.archive-board"

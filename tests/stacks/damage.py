@@ -1,0 +1,108 @@
+"""Ways to damage a verified mapping that `verify --write-corrected` must undo.
+
+Each damage is chosen from what the mapping and its first verify report show (a
+field whose claims passed there), never from the stack's name: a damage applies
+where its kind of claim was proven, and the checklist takes the first three kinds
+that apply to a stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+Doc = dict[str, Any]
+# claim -> outcome, from the undamaged run's report
+Outcomes = dict[str, str]
+# (entity, field) already damaged: one damage per field
+Taken = set[tuple[str, str]]
+BOGUS_PARAM = "a2v_no_such_param"
+
+
+@dataclass(frozen=True)
+class Damage:
+    kind: str
+    entity: str
+    field: str
+    # the claim the damaged run must refuse
+    claim: str
+
+
+def _fields(doc: Doc, taken: Taken) -> Iterator[tuple[str, str, Doc]]:
+    for name, entity in doc["entities"].items():
+        for field, spec in entity["fields"].items():
+            if (name, field) not in taken:
+                yield name, field, spec
+
+
+def _passed(outcomes: Outcomes, claim: str) -> bool:
+    return outcomes.get(claim) == "passed"
+
+
+def _plain(spec: Doc) -> bool:
+    """A field an agent writes as it is: no key that changes how it is written."""
+    special = ("readOnly", "writeOnly", "createOnly", "updateOnly", "serverSets", "codec",
+               "writeSource", "normalize")  # fmt: skip
+    scalar = spec.get("type") in ("string", "text", "number", "integer", "boolean")
+    return scalar and not any(spec.get(k) for k in special)
+
+
+def drop_required(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
+    """A field the upstream requires, declared optional: a minimal create is refused."""
+    for name, field, spec in _fields(doc, taken):
+        minimal = f"entities.{name}.write.create.minimal"
+        claim = f"entities.{name}.fields.{field}.required"
+        if spec.get("required") and _passed(outcomes, claim) and _passed(outcomes, minimal):
+            del spec["required"]
+            return Damage("drop-required", name, field, minimal)
+    return None
+
+
+def add_required(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
+    """An optional text field declared required: the upstream creates without it."""
+    for name, field, spec in _fields(doc, taken):
+        minimal = f"entities.{name}.write.create.minimal"
+        if not spec.get("required") and _plain(spec) and _passed(outcomes, minimal):
+            spec["required"] = True
+            return Damage("add-required", name, field, f"entities.{name}.fields.{field}.required")
+    return None
+
+
+def mark_read_only(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
+    """An optional text field an update stores, declared read-only."""
+    for name, field, spec in _fields(doc, taken):
+        update = f"entities.{name}.write.update"
+        if not spec.get("required") and _plain(spec) and _passed(outcomes, update):
+            spec["readOnly"] = True
+            return Damage("mark-read-only", name, field, f"entities.{name}.fields.{field}.readOnly")
+    return None
+
+
+def ignored_filter(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
+    """A proven `=` filter spelled with a parameter the upstream does not know (and no
+    spec saying it should: with one, it would be not proven, not refused)."""
+    for name, entity in doc["entities"].items():
+        for field, ops in (entity.get("filter") or {}).items():
+            claim = f"entities.{name}.filter.{field}.="
+            if (name, field) not in taken and "=" in ops and _passed(outcomes, claim):
+                ops["="] = BOGUS_PARAM
+                return Damage("ignored-filter", name, field, claim)
+    return None
+
+
+KINDS: tuple[Callable[[Doc, Outcomes, Taken], Damage | None], ...] = (
+    drop_required, add_required, mark_read_only, ignored_filter,
+)  # fmt: skip
+
+
+def damage(doc: Doc, outcomes: Outcomes, count: int = 3) -> list[Damage]:
+    """Up to `count` damages of different kinds, on different fields, applied to `doc`."""
+    done: list[Damage] = []
+    for kind in KINDS:
+        if len(done) == count:
+            break
+        found = kind(doc, outcomes, {(d.entity, d.field) for d in done})
+        if found is not None:
+            done.append(found)
+    return done
