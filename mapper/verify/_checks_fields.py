@@ -86,14 +86,19 @@ async def _sent_on_create(
             raise
         return "the upstream refuses a value sent on create"
     stored = (await ctx.client.get_record(entity, made["id"]) or {}).get(field.name)
-    if not server_sets and same(field, value, stored):
-        raise ReadOnlyFieldWritable(
-            f"{entity.name}.{field.name} was sent {value!r} on create and reads back so",
-            fix=f"remove readOnly: true from entities.{entity.name}.fields.{field.name}",
-            corrections=(Correction(_where(entity, field, READ_ONLY), "remove"),),
-            **evidence("GET"),
-        )
     if not server_sets:
+        # The upstream may have set that very value itself (a constant, a default):
+        # only a second value, stored as sent too, tells a write apart.
+        if same(field, value, stored) and (
+            await _second_create(ctx, entity, field, probe, value) is not _IGNORED
+        ):
+            raise ReadOnlyFieldWritable(
+                f"{entity.name}.{field.name} was sent {value!r}, then another value, on "
+                "create, and each reads back as sent",
+                fix=f"remove readOnly: true from entities.{entity.name}.fields.{field.name}",
+                corrections=(Correction(_where(entity, field, READ_ONLY), "remove"),),
+                **evidence("GET"),
+            )
         return "the upstream ignores a value sent on create"
     if same(field, value, stored) or stored is None:
         what = "stores the value sent" if stored is not None else "sets nothing"
@@ -105,6 +110,28 @@ async def _sent_on_create(
             **evidence("GET"),
         )
     return "on create the upstream ignores a value sent and stores its own"
+
+
+_IGNORED = object()
+
+
+async def _second_create(ctx: Ctx, entity: Entity, field: Field, probe: Entity, first: Any) -> Any:
+    """What a second create sending another value stores: `_IGNORED` when not that value."""
+    other = scalar(dataclasses.replace(field, read_only=False, server_sets=()), variant=0, n=1)
+    if field.type == "boolean":
+        other = not first
+    if other is NO_VALUE or same(field, other, first):
+        raise NotProven(f"{field.name} takes one value only: no second value tells a write of "
+                        "it from the upstream's own")  # fmt: skip
+    body = {**await ctx.synthesised(entity), field.name: other}
+    try:
+        made = await ctx.create(probe, body, keep={field.name})
+    except ProtocolError as exc:
+        if not rejected(exc):
+            raise
+        return _IGNORED
+    stored = (await ctx.client.get_record(entity, made["id"]) or {}).get(field.name)
+    return stored if same(field, other, stored) else _IGNORED
 
 
 async def _sent_on_update(

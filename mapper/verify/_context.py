@@ -97,8 +97,9 @@ class Ctx:
     proven_filters: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     proven_sorts: dict[str, list[str]] = field(default_factory=dict)
     credentials_refused: bool = False
-    # entity -> why its writes cannot be built on (the upstream does not store them)
-    unstored: dict[str, str] = field(default_factory=dict)
+    # entity -> why its writes cannot be built on (the upstream does not store them),
+    # and the claim that found it
+    unstored: dict[str, tuple[str, str]] = field(default_factory=dict)
     # entity -> its listing path, which the upstream answers 404 (`PathNotFound`)
     missing_paths: dict[str, str] = field(default_factory=dict)
     # A create whose outcome is unknown may have landed unnamed: cleanup then sweeps
@@ -275,7 +276,8 @@ class Ctx:
             if not exc.is_("upstream_rejected"):
                 raise
             raise NotProven(
-                f"no {entity.name} record could be created to work on ({exc.message})"
+                f"no {entity.name} record could be created to work on ({exc.message})",
+                covered_by=f"entities.{entity.name}.write.create",
             ) from None
 
     async def own(self, name: str) -> dict[str, Any]:

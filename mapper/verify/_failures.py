@@ -291,12 +291,18 @@ class NotProven(Exception):
     run is at best partly verified.
     """
 
-    def __init__(self, reason: str, *, op: str | None = None, entity: str | None = None) -> None:
+    def __init__(
+        self, reason: str, *, op: str | None = None, entity: str | None = None,
+        covered_by: str | None = None,
+    ) -> None:  # fmt: skip
         super().__init__(reason)
         self.reason = reason
         self.op = op
         # The entity whose write is withheld, when not the claim's own
         self.entity = entity
+        # A write claim of the same entity whose failure is why: when it failed, what
+        # it withholds is what this claim covers (no second, wider withholding)
+        self.covered_by = covered_by
 
 
 class Excluded(NotProven):

@@ -212,6 +212,8 @@ class _Runner:
                 # A route the upstream lacks is withheld whatever its scope (a filter
                 # so is evaluated here).
                 withheld = True if isinstance(skip, NotRouted) else None
+                if self._failed(skip.covered_by, subject.entity):
+                    withheld = False  # that failure withholds what this claim covers
                 return done(
                     "unproven", skip.reason, narrow=narrow, about=skip.entity, withheld=withheld
                 )
@@ -243,6 +245,12 @@ class _Runner:
             except Exception as exc:  # a bug in a check must not leave records behind
                 return done("error", f"the verifier failed: {type(exc).__name__}: {exc}")
         return done("passed", note)
+
+    def _failed(self, claim: str | None, entity: str | None) -> bool:
+        """Whether `claim`, a write claim of `entity` itself, has failed in this run."""
+        if claim is None or entity is None or not claim.startswith(f"entities.{entity}.write."):
+            return False
+        return any(r.claim == claim and r.outcome == "failed" for r in self.results.values())
 
     def _upstream_failed(self, spec: CheckSpec, exc: ProtocolError) -> VerificationFailure:
         if exc.is_("upstream_unavailable") and self.last_try:

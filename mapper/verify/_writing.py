@@ -57,15 +57,16 @@ def not_persisted(
     narrow = (action, ()) if most else (action, tuple(names))
     if whole:
         # Later write checks on this entity would only report the same loss again.
-        ctx.unstored[entity.name] = f"writes to {entity.name} are not stored (see its {action})"
+        ctx.unstored[entity.name] = (
+            f"writes to {entity.name} are not stored (see its {action})",
+            f"entities.{entity.name}.write.{action}",
+        )
         key = "create" if action == "create" else "update"
         fix = f"set entities.{entity.name}.write.{key}: false (the upstream does not store it)"
         corrections = (Correction((*where, "write", key), "set", False),)
     else:
         fix = "mark " + ", ".join(names) + " readOnly: true (the upstream does not store them)"
-        corrections = tuple(
-            Correction((*where, "fields", n, READ_ONLY), "set", True) for n in names
-        )
+        corrections = tuple(c for n in names for c in read_only_now(entity, n))
     return WriteNotPersisted(
         f"{entity.name}: the upstream accepted the {action} but a read by id shows "
         + "; ".join(differ[:4]),
@@ -76,10 +77,28 @@ def not_persisted(
     )
 
 
+def read_only_now(entity: Entity, name: str) -> tuple[Correction, ...]:
+    """`readOnly: true` for a field, and out with the keys a read-only field cannot have
+    (the corrected file must load)."""
+    where = ("entities", entity.name, "fields", name)
+    field = entity.fields.get(name)
+    conflicting = {
+        "writeOnly": field is not None and field.write_only,
+        "createOnly": field is not None and field.create_only,
+        "updateOnly": field is not None and field.update_only,
+        "writeSource": field is not None and field.write_source is not None,
+    }
+    drop = tuple(Correction((*where, key), "remove") for key, has in conflicting.items() if has)
+    return (Correction((*where, READ_ONLY), "set", True), *drop)
+
+
 async def read_back(ctx: Ctx, entity: Entity, record_id: str, action: str) -> dict[str, Any]:
     stored = await ctx.client.get_record(entity, record_id)
     if stored is None:
-        ctx.unstored[entity.name] = f"{entity.name} records are not kept (see its {action})"
+        ctx.unstored[entity.name] = (
+            f"{entity.name} records are not kept (see its {action})",
+            f"entities.{entity.name}.write.{action}",
+        )
         raise WriteNotPersisted(
             f"{entity.name} {record_id!r}, just {action}d, reads as not found by id",
             fix=f"set entities.{entity.name}.write.{action}: false (the upstream keeps nothing)",
@@ -146,7 +165,8 @@ async def own_stored(ctx: Ctx, entity: Entity, *, trusting: bool = True) -> dict
     if entity.write.update is None:
         raise NotProven("the mapping declares no update")
     if trusting and entity.name in ctx.unstored:
-        raise NotProven(ctx.unstored[entity.name])
+        reason, claim = ctx.unstored[entity.name]
+        raise NotProven(reason, covered_by=claim)
     record = await ctx.own(entity.name)
     stored = await ctx.client.get_record(entity, record["id"])
     if stored is None:

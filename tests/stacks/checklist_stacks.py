@@ -457,9 +457,6 @@ STACKS: tuple[Stack, ...] = (
             # the mock answers 404 to the DELETE (and a product's update) its spec declares
             "entities.*.write.delete": "not implemented by the upstream",
             "entities.products.*": "not implemented by the upstream",
-            # what builds on a create or update the mock does not store as sent
-            "entities.customers.*": "writes to customers are not stored",
-            "entities.prices.*": "writes to prices are not stored",
             "entities.prices.fields.product.upstreamOnDelete": "delete did not take",
             # a read-only reference: no value of its own to send
             "entities.products.fields.default_price.readOnly": "no ref value to probe with",
@@ -499,8 +496,6 @@ STACKS: tuple[Stack, ...] = (
         entity="variables",
         refused=PREFECT_REFUSED,
         unproven={
-            # no automation can be made (see PREFECT_REFUSED)
-            "entities.automations.*": "no automations record could be created",
             # saved searches are created by PUT with a name: no create mapped
             "entities.saved_searches.write.delete": "no create",
             # a read-only reference: no value of its own to send

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from mapper.verify import Correction, corrected_text
-from runtime.mapping import check_text
+from mapper.verify._writing import read_only_now
+from runtime.mapping import check_text, load_mapping_text
 
 ROOT = Path(__file__).resolve().parents[3]
 TEXT = (ROOT / "mappings" / "kanban-drf.yaml").read_text()
@@ -64,3 +65,14 @@ def test_a_correction_that_no_longer_fits_is_reported() -> None:
     fix = Correction(("entities", "cards", "filter", "nothing", "="), "remove")
     _, missed = corrected_text(TEXT, [fix])
     assert missed == [fix]
+
+
+@pytest.mark.parametrize("key", ["createOnly", "updateOnly", "writeOnly"])
+def test_a_field_the_upstream_drops_becomes_read_only_and_the_copy_still_loads(key: str) -> None:
+    """`readOnly` set where a key it excludes was: the key goes too."""
+    text = TEXT.replace("      due: {type: string,", f"      due: {{{key}: true, type: string,", 1)
+    assert text != TEXT and not check_text(text)[1]
+    entity = load_mapping_text(text, resolve_env=False).entities["cards"]
+    fixed, missed = corrected_text(text, read_only_now(entity, "due"))
+    assert missed == [] and check_text(fixed)[1] == []
+    assert key not in fixed.split("      due:")[1].split("\n")[0]
