@@ -57,12 +57,18 @@ async def read_only_ignored(ctx: Ctx, subject: Subject) -> str | None:
     return "; ".join(said)
 
 
-def _probe(entity: Entity, field: Field, before: Any = None) -> tuple[Entity, Any]:
-    """The entity with `field` writable (to send it on purpose), and a value to send."""
+async def _probe(ctx: Ctx, entity: Entity, field: Field, before: Any = None) -> tuple[Entity, Any]:
+    """The entity with `field` writable (to send it on purpose), and a value to send: for
+    a reference, a record of its entity other than the one it names."""
     writable = dataclasses.replace(field, read_only=False, server_sets=())
     value = _DATETIME_PROBE if field.type == "datetime" else scalar(writable, variant=1, n=0)
     if field.type == "boolean":
         value = not before
+    target = ctx.mapping.entities.get(str(field.entity)) if field.is_ref else None
+    if target is not None and not ctx.options.read_only:
+        named = await ctx.record_of(target, second=before is not None)
+        if named is not None and named != before:
+            value = [named] if field.type == "list<ref>" else named
     if value is NO_VALUE:
         raise NotProven(f"no {field.type} value to probe with")
     # The runtime's client drops read-only fields from every write; this one is
@@ -77,7 +83,7 @@ async def _sent_on_create(
         raise NotProven(
             f"{entity.name} has no create, and the verifier writes only its own records"
         )
-    probe, value = _probe(entity, field)
+    probe, value = await _probe(ctx, entity, field)
     body = {**await ctx.synthesised(entity), field.name: value}
     try:
         made = await ctx.create(probe, body, keep={field.name})
@@ -138,7 +144,7 @@ async def _sent_on_update(
     ctx: Ctx, entity: Entity, field: Field, *, server_sets: bool = False
 ) -> str:
     before = await own_stored(ctx, entity)
-    probe, value = _probe(entity, field, before.get(field.name))
+    probe, value = await _probe(ctx, entity, field, before.get(field.name))
     if not await update_as_sent(ctx, entity, before, {field.name: value}, probe=probe):
         return "the upstream refuses a write to it"
     stored = (await ctx.client.get_record(entity, before["id"]) or {}).get(field.name)

@@ -324,10 +324,10 @@ class Ctx:
                     raise CannotSynthesize(f"{entity.name}.{field_.name} requires a cycle")
                 continue
             if field_.required:
-                parent = await self._parent(target, second=variant > 0)
+                parent = await self.record_of(target, second=variant > 0)
             else:
                 try:
-                    parent = await self._parent(target, second=variant > 0)
+                    parent = await self.record_of(target, second=variant > 0)
                 except (ProtocolError, VerificationFailure, NotProven, CannotSynthesize):
                     # An optional reference is left out when no parent can be had: the
                     # parent's own checks report why, and this create does not need it.
@@ -339,7 +339,9 @@ class Ctx:
             refs[field_.name] = [parent] if field_.type == "list<ref>" else parent
         return refs
 
-    async def _parent(self, target: Entity, *, second: bool) -> str | None:
+    async def record_of(self, target: Entity, *, second: bool) -> str | None:
+        """The id of a record of `target` a reference may name: the run's own when it can
+        create one (`second`: another one), else a stored one."""
         if target.write.create:
             if second:
                 return str((await self.fresh(target))["id"])

@@ -8,7 +8,7 @@ that apply to a stack.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,15 +97,44 @@ def ignored_filter(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
     return None
 
 
-KINDS: tuple[Callable[[Doc, Outcomes, Taken], Damage | None], ...] = (
+Kind = Callable[[Doc, Outcomes, Taken], Damage | None]
+
+
+def max_below_stored(stored: Mapping[str, list[Doc]]) -> Kind:
+    """A text field's `max` one below the longest value the upstream stores in it."""
+
+    def kind(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
+        for name, field, spec in _fields(doc, taken):
+            claim = f"entities.{name}.fields.{field}.type"
+            source = spec.get("source", field)
+            plain = not any(spec.get(k) for k in ("format", "values", "required", "codec"))
+            label = field == doc["entities"][name].get("label")
+            if spec.get("type") != "string" or not plain or label or not isinstance(source, str):
+                continue
+            longest = max(
+                (len(r[source]) for r in stored.get(name, []) if isinstance(r.get(source), str)),
+                default=0,
+            )
+            if longest >= 4 and _passed(outcomes, claim):
+                spec["max"] = longest - 1
+                return Damage("max-below-stored", name, field, claim)
+        return None
+
+    return kind
+
+
+KINDS: tuple[Kind, ...] = (
     drop_required, add_required, mark_read_only, ignored_filter,
 )  # fmt: skip
 
 
-def damage(doc: Doc, outcomes: Outcomes, count: int = 3) -> list[Damage]:
-    """Up to `count` damages of different kinds, on different fields, applied to `doc`."""
+def damage(
+    doc: Doc, outcomes: Outcomes, stored: Mapping[str, list[Doc]], count: int = 3
+) -> list[Damage]:
+    """Up to `count` damages of different kinds, on different fields, applied to `doc`
+    (`stored`: the upstream's own records per entity, as it lists them)."""
     done: list[Damage] = []
-    for kind in KINDS:
+    for kind in (*KINDS, max_below_stored(stored)):
         if len(done) == count:
             break
         found = kind(doc, outcomes, {(d.entity, d.field) for d in done})

@@ -427,7 +427,8 @@ def test_a_damaged_mapping_is_corrected_into_one_that_verifies(
     assert run.report, run.probe.output
     outcomes = {c["claim"]: c["outcome"] for c in run.report["checks"]}
     doc = yaml.safe_load(run.mapping.read_text())
-    damages = damage(doc, outcomes)
+    stored = {e: [json.loads(r) for r in records] for e, records in run.before.items()}
+    damages = damage(doc, outcomes, stored)
     print(f"{stack.name}: damaged", *(f"{d.kind} {d.entity}.{d.field}" for d in damages))
     assert len(damages) == 3, f"fewer than three damages apply: {damages}"
     damaged = tmp_path / "damaged.yaml"
@@ -438,6 +439,13 @@ def test_a_damaged_mapping_is_corrected_into_one_that_verifies(
     assert claims <= _failed(first, stack), first["summary"]
     again = _verify(stack, upstream, corrected)
     left = _failed(again, stack)
-    assert claims.isdisjoint(left) and left <= _failed(first, stack), sorted(left)
+    known = _failed(first, stack)
+    if "--allow-leftovers" in stack.verify_extra:
+        # Each run leaves records behind, and the upstream's quirks show on more of
+        # them: what the undamaged mapping meets now is no news either.
+        undamaged = tmp_path / "undamaged.yaml"
+        undamaged.write_text(run.mapping.read_text())
+        known |= _failed(_verify(stack, upstream, undamaged), stack)
+    assert claims.isdisjoint(left) and left <= known, sorted(left - known)
     if not stack.refused:
         assert again["outcome"] == run.report["outcome"], again["summary"]
