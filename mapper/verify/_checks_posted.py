@@ -43,8 +43,10 @@ def _spread(count: int, most: int) -> list[int]:
     return sorted({round(i * step) for i in range(most)})
 
 
-# In the query phase: after the writes, a listing empty before holds the run's own records.
-@CHECKS.register(phase="query", subjects=posted_listings)
+# In the read phase, before any write: after them the run's own records would be read
+# while the upstream's own work still changes them (a run's estimated start, a limit's
+# decaying slots), which says nothing about the listing.
+@CHECKS.register(phase="read", subjects=posted_listings)
 async def posted_listing_agrees(ctx: Ctx, subject: Subject) -> str | None:
     """A listing by POST walks to its end and agrees with gets by id."""
     entity = ctx.entity(subject.entity)

@@ -85,13 +85,23 @@ def mark_read_only(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
     return None
 
 
+def _param(spelled: Any) -> str:
+    return str(spelled.get("param") if isinstance(spelled, dict) else spelled)
+
+
 def ignored_filter(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
     """A proven `=` filter spelled with a parameter the upstream does not know (and no
     spec saying it should: with one, it would be not proven, not refused)."""
     for name, entity in doc["entities"].items():
-        for field, ops in (entity.get("filter") or {}).items():
+        filters = entity.get("filter") or {}
+        params = [_param(spelled) for ops in filters.values() for spelled in ops.values()]
+        for field, ops in filters.items():
             claim = f"entities.{name}.filter.{field}.="
-            if (name, field) not in taken and "=" in ops and _passed(outcomes, claim):
+            # One parameter for every field is a filter language (PocketBase's
+            # `filter=`), not a parameter per field that could be misspelled.
+            native = "=" in ops and params.count(_param(ops["="])) > len(ops)
+            fresh = (name, field) not in taken and not native
+            if fresh and "=" in ops and _passed(outcomes, claim):
                 ops["="] = BOGUS_PARAM
                 return Damage("ignored-filter", name, field, claim)
     return None

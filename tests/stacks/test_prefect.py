@@ -71,7 +71,10 @@ def verified(
     copy, done, report = verify_copy(
         entities_only, tmp_path_factory.mktemp("verify"), env_of(server), "--read-only"
     )
-    assert done.returncode == 0, done.stdout + done.stderr
+    # Collections the seed leaves empty have no stored value to judge by reads alone:
+    # partly verified (exit 1), stamped for what reads proved, nothing disproved.
+    assert done.returncode == 1 and report["outcome"] == "partly-verified", done.stdout
+    assert report["summary"]["failed"] == 0 and report["stamp"], done.stdout
     return copy, report
 
 

@@ -128,7 +128,9 @@ def verified(
 ) -> tuple[Path, dict[str, Any], dict[str, list[dict[str, Any]]]]:
     before = everything(server)
     copy, done, report = verify_copy(probed[0], tmp_path_factory.mktemp("verify"), env_of(server))
-    assert done.returncode == 0, done.stdout + done.stderr
+    # Events are never created through the API: their update and delete are not proven
+    # (the run writes only records of its own) and withheld; the rest is proven.
+    assert done.returncode == 1, done.stdout + done.stderr
     return copy, report, before
 
 
@@ -137,7 +139,7 @@ def test_verify_with_writes_proves_every_write_shape_and_leaves_the_upstream_as_
     server: StackServer,
 ) -> None:
     _, report, before = verified
-    assert report["readOnly"] is False and report["outcome"] == "verified"
+    assert report["readOnly"] is False and report["outcome"] == "partly-verified"
     outcomes = {c["claim"]: c["outcome"] for c in report["checks"]}
     shapes = ["entities.tags.write.findBy", "entities.cards.write.answer"] + [
         f"entities.{name}.write.{what}"
@@ -145,10 +147,10 @@ def test_verify_with_writes_proves_every_write_shape_and_leaves_the_upstream_as_
         for what in ("create", "create.minimal", "update", "delete")
     ]
     assert {claim: outcomes.get(claim) for claim in shapes} == dict.fromkeys(shapes, "passed")
-    skipped = {c["claim"] for c in report["checks"] if c["outcome"] != "passed"}
+    unproven = {c["claim"] for c in report["checks"] if c["outcome"] != "passed"}
     # Only what the upstream cannot do: a create of events names no record, so the
     # verifier, which writes only records of its own, writes no event.
-    assert skipped and all(claim.startswith("entities.events.") for claim in skipped)
+    assert unproven == {"entities.events.write.update", "entities.events.write.delete"}
     assert everything(server) == before
 
 
