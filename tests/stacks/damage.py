@@ -133,6 +133,25 @@ def max_below_stored(stored: Mapping[str, list[Doc]]) -> Kind:
     return kind
 
 
+def narrowed_enum(stored: Mapping[str, list[Doc]]) -> Kind:
+    """An enum's `values` without one that the upstream stores."""
+
+    def kind(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
+        for name, field, spec in _fields(doc, taken):
+            claim = f"entities.{name}.fields.{field}.type"
+            source = spec.get("source", field)
+            values = list(spec.get("values") or [])
+            if spec.get("type") != "enum" or not isinstance(source, str) or len(values) < 2:
+                continue
+            held = {r.get(source) for r in stored.get(name, [])} & set(values)
+            if held and _passed(outcomes, claim):
+                spec["values"] = [v for v in values if v != sorted(held)[0]]
+                return Damage("narrowed-enum", name, field, claim)
+        return None
+
+    return kind
+
+
 KINDS: tuple[Kind, ...] = (
     drop_required, add_required, mark_read_only, ignored_filter,
 )  # fmt: skip
@@ -144,7 +163,7 @@ def damage(
     """Up to `count` damages of different kinds, on different fields, applied to `doc`
     (`stored`: the upstream's own records per entity, as it lists them)."""
     done: list[Damage] = []
-    for kind in (*KINDS, max_below_stored(stored)):
+    for kind in (*KINDS, narrowed_enum(stored), max_below_stored(stored)):
         if len(done) == count:
             break
         found = kind(doc, outcomes, {(d.entity, d.field) for d in done})

@@ -203,7 +203,8 @@ POSTED = {"variables": 45, "flows": 12, "work_pools": 3}
 
 def test_the_verifier_proves_every_listing_by_post(verified: tuple[Path, dict[str, Any]]) -> None:
     _, report = verified
-    assert report["outcome"] == "verified" and report["summary"]["failed"] == 0
+    # partly verified: the empty collections' stored types cannot be judged by reads
+    assert report["outcome"] == "partly-verified" and report["summary"]["failed"] == 0
     checks = {c["claim"]: c for c in report["checks"]}
     for name in LISTED_BY_POST:
         assert checks[f"entities.{name}.list"]["outcome"] == "passed", name
