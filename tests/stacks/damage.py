@@ -65,24 +65,34 @@ def drop_required(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
     return None
 
 
-def add_required(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
-    """An optional text field declared required: the upstream creates without it."""
+def _set_on_optional(
+    doc: Doc, outcomes: Outcomes, taken: Taken, *, kind: str, proven: str, key: str
+) -> Damage | None:
+    """`key: true` on the first optional plain field of an entity whose write claim
+    `proven` passed; the damaged run must refuse that field's `key` claim."""
     for name, field, spec in _fields(doc, taken):
-        minimal = f"entities.{name}.write.create.minimal"
-        if not spec.get("required") and _plain(spec) and _passed(outcomes, minimal):
-            spec["required"] = True
-            return Damage("add-required", name, field, f"entities.{name}.fields.{field}.required")
+        if (
+            not spec.get("required")
+            and _plain(spec)
+            and _passed(outcomes, f"entities.{name}.{proven}")
+        ):
+            spec[key] = True
+            return Damage(kind, name, field, f"entities.{name}.fields.{field}.{key}")
     return None
+
+
+def add_required(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
+    """An optional field declared required: the upstream creates without it."""
+    return _set_on_optional(
+        doc, outcomes, taken, kind="add-required", proven="write.create.minimal", key="required"
+    )
 
 
 def mark_read_only(doc: Doc, outcomes: Outcomes, taken: Taken) -> Damage | None:
-    """An optional text field an update stores, declared read-only."""
-    for name, field, spec in _fields(doc, taken):
-        update = f"entities.{name}.write.update"
-        if not spec.get("required") and _plain(spec) and _passed(outcomes, update):
-            spec["readOnly"] = True
-            return Damage("mark-read-only", name, field, f"entities.{name}.fields.{field}.readOnly")
-    return None
+    """An optional field an update stores, declared read-only."""
+    return _set_on_optional(
+        doc, outcomes, taken, kind="mark-read-only", proven="write.update", key="readOnly"
+    )
 
 
 def _param(spelled: Any) -> str:

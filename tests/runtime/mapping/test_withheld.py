@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from runtime.mapping import Refusal, Stamp, StampCheck, load_mapping, withhold
+from tests.fixtures.runtime import with_crud_ops
 
 ROOT = Path(__file__).resolve().parents[3]
 ENV = {"KANBAN_URL": "http://127.0.0.1:8000", "KANBAN_TOKEN": "token-one-0123456789"}
@@ -121,21 +122,6 @@ def test_a_refusal_of_one_write_or_one_field_withholds_only_that() -> None:
     assert "entity cards: create of due refused (entities.cards.write.create)" in lines
 
 
-CRUD_OPS = """
-  - name: close-card
-    module: board
-    entity: cards
-    destructive: false
-    params: {card: {type: ref, entity: cards, required: true}}
-    crud: {action: update, entity: cards, target: card, set: {done: true}}
-  - name: new-todo
-    module: board
-    destructive: false
-    params: {title: {type: string, required: true, max: 200}}
-    crud: {action: create, entity: cards, set: {list: list_todo}}
-"""
-
-
 @pytest.mark.parametrize(
     ("refused", "withheld_ops"),
     [
@@ -153,10 +139,7 @@ CRUD_OPS = """
 def test_an_operation_through_a_withheld_write_is_withheld_with_it(
     tmp_path: Path, refused: Refusal, withheld_ops: dict[str, tuple[str, ...]]
 ) -> None:
-    text = (ROOT / "mappings" / "kanban-drf.yaml").read_text()
-    path = tmp_path / "crud.yaml"
-    path.write_text(text.replace("operations:\n", "operations:" + CRUD_OPS, 1))
-    mapping = load_mapping(path, env=ENV)
+    mapping = load_mapping(with_crud_ops(tmp_path), env=ENV)
     _, withheld = withhold(mapping, (refused,))
     assert {n: c for n, c in withheld.operations.items() if n in ("close-card", "new-todo")} == (
         withheld_ops

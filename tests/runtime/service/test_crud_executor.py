@@ -6,48 +6,17 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import yaml
 
-from tests.fixtures.runtime import KANBAN_DRF, GrantSpec, start_runtime
+from tests.fixtures.runtime import GrantSpec, start_runtime, with_crud_ops
 from tests.fixtures.servers import start_kanban
 
 TOKEN = "a2app_crud_token"
 AUTH = {"x-a2app-token": TOKEN}
 GRANTS = (GrantSpec("cred_crud", "crud", ("*",), TOKEN),)
-CRUD_OPS: list[dict[str, Any]] = yaml.safe_load(
-    """
-- name: count-urgent
-  module: board
-  destructive: false
-  readOnly: true
-  params: {}
-  crud: {action: count, entity: cards, filter: 'priority = "urgent" && done = false'}
-- name: close-card
-  module: board
-  entity: cards
-  destructive: false
-  params: {card: {type: ref, entity: cards, required: true}}
-  crud: {action: update, entity: cards, target: card, set: {done: true}}
-- name: new-todo
-  module: board
-  destructive: false
-  params: {title: {type: string, required: true, max: 200}}
-  crud: {action: create, entity: cards, set: {list: list_todo, priority: low}}
-- name: drop-card
-  module: board
-  entity: cards
-  destructive: true
-  params: {card: {type: ref, entity: cards, required: true}}
-  crud: {action: delete, entity: cards, target: card}
-"""
-)
 
 
 def test_crud_operations_act_on_records(tmp_path: Path) -> None:
-    doc = yaml.safe_load(KANBAN_DRF.read_text())
-    doc["operations"] += CRUD_OPS
-    mapping = tmp_path / "kanban-crud.yaml"
-    mapping.write_text(yaml.safe_dump(doc, sort_keys=False))
+    mapping = with_crud_ops(tmp_path)
     with (
         start_kanban(seed="rich") as upstream,
         start_runtime(mapping, upstream, grants=GRANTS) as rt,
