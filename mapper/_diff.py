@@ -31,7 +31,8 @@ from ._exits import Exit
 
 # Field attributes that change what the field means (not why it was decided).
 FIELD_KEYS = ("type", "source", "required", READ_ONLY, "writeOnly", "max", "entity", "format",
-              "valuesClosed", "onDelete", "upstreamOnDelete", "writeSource")  # fmt: skip
+              "valuesClosed", "onDelete", "upstreamOnDelete", "upstreamChecksRef",
+              "writeSource", "nullable")  # fmt: skip
 OPERATION_KEYS = ("module", "entity", "destructive", READ_ONLY, "idempotent", "appliesWhen",
                   "request", "crud", "job", "response")  # fmt: skip
 ENTITY_KEYS = ("module", "path", "detailPath", "id", "label", "write", "auth")

@@ -13,6 +13,7 @@ from ._failures import (
     Correction,
     DeleteEffectMismatch,
     DeleteFoundNothing,
+    Learned,
     NotProven,
     ReadAfterDeleteSucceeded,
 )
@@ -93,20 +94,16 @@ async def _effect(ctx: Ctx, entity: Entity, field: Field, target: Entity) -> str
     observed = await _observe(ctx, entity, field, target, parent["id"], child["id"])
     declared = field.upstream_on_delete
     where = f"entities.{entity.name}.fields.{field.name}"
+    key = ("entities", entity.name, "fields", field.name, "upstreamOnDelete")
     if declared is None:
-        return f"observed {observed} (not declared; record it as upstreamOnDelete: {observed})"
+        said = f"deleting a {target.name} acts as {observed}"
+        raise Learned(said, (Correction(key, "set", observed),))
     if declared != observed:
         raise DeleteEffectMismatch(
             f"deleting a {target.name} left the referring {entity.name} as {observed!r}, "
             f"not {declared!r}",
             fix=f"set {where}.upstreamOnDelete: {observed}",
-            corrections=(
-                Correction(
-                    ("entities", entity.name, "fields", field.name, "upstreamOnDelete"),
-                    "set",
-                    observed,
-                ),
-            ),
+            corrections=(Correction(key, "set", observed),),
             **evidence(),
         )
     return f"{observed}, as declared"

@@ -105,6 +105,8 @@ class Ctx:
     # A create whose outcome is unknown may have landed unnamed: cleanup then sweeps
     # this run's own marker too.
     uncertain: bool = False
+    # What one probe shows several claims at once, keyed by the check's concern and entity
+    shared: dict[tuple[str, str], Any] = field(default_factory=dict)
     _snapshots: dict[str, Snapshot] = field(default_factory=dict)
     _own: dict[str, dict[str, Any]] = field(default_factory=dict)
     _making: set[str] = field(default_factory=set)

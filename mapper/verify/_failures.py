@@ -59,6 +59,9 @@ class Correction:
             return f"remove {self.value!r} from {where}"
         return f"set {where}: {self.value!r}"
 
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": list(self.path), "action": self.action, "value": self.value}
+
 
 class VerificationFailure(AssertionError):
     """A claim the live upstream disproved."""
@@ -95,10 +98,7 @@ class VerificationFailure(AssertionError):
             "request": self.request,
             "response": self.response,
             "fix": self.fix,
-            "corrections": [
-                {"path": list(c.path), "action": c.action, "value": c.value}
-                for c in self.corrections
-            ],
+            "corrections": [c.as_dict() for c in self.corrections],
         }
 
 
@@ -256,6 +256,14 @@ class FindByNotUnique(MappingAtFault):
     title = "the field a create is found by does not single out the record created"
 
 
+class NullableMismatch(MappingAtFault):
+    title = "the upstream treats a null differently from nullable"
+
+
+class RefCheckMismatch(MappingAtFault):
+    title = "the upstream treats a missing record differently from upstreamChecksRef"
+
+
 class OperationRefused(MappingAtFault):
     title = "the upstream refused an operation called as declared"
 
@@ -318,6 +326,15 @@ class NotAClaim(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class Learned(NotAClaim):
+    """The mapping makes no claim here, but the run saw what the upstream does: reported
+    as learned, never as passed, and `--write-corrected` records it."""
+
+    def __init__(self, reason: str, corrections: tuple[Correction, ...]) -> None:
+        super().__init__(reason)
+        self.corrections = corrections
 
 
 class NotRouted(NotProven):

@@ -85,6 +85,9 @@ def render(report: Report) -> str:
     if report.excluded:
         out += ["", "  not run by choice:"]
         out += _by_reason(report.excluded)
+    if report.learned:
+        out += ["", "  learned (the mapping says nothing; --write-corrected records them):"]
+        out += [f"    - {x.claim}: {x.text}" for x in report.learned]
     proven = _proven(report)
     if proven:
         out += ["", "  proven pushdowns (the runtime lets the upstream page only for these):"]

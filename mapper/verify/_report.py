@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from runtime.mapping import Refusal, Stamp, StampCheck, WithholdScope
 
-from ._failures import VerificationFailure
+from ._failures import Correction, VerificationFailure
 from ._ledger import Leftover
 
 # "unproven": the claim could not be exercised; it is reported as not proven, with why.
@@ -100,6 +100,23 @@ class CheckResult:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What the run saw the upstream do where the mapping makes no claim: no claim is
+    passed by it, and `--write-corrected` records it."""
+
+    claim: str
+    text: str
+    corrections: tuple[Correction, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "claim": self.claim,
+            "text": self.text,
+            "corrections": [c.as_dict() for c in self.corrections],
+        }
+
+
 @dataclass
 class Report:
     mapping_file: str
@@ -112,6 +129,7 @@ class Report:
     started: dt.datetime
     seconds: float = 0.0
     results: list[CheckResult] = field(default_factory=list)
+    learned: list[Finding] = field(default_factory=list)
     proven_filters: Mapping[str, Mapping[str, list[str]]] = field(default_factory=dict)
     proven_sorts: Mapping[str, list[str]] = field(default_factory=dict)
     requests: Mapping[str, int] = field(default_factory=dict)
@@ -220,6 +238,7 @@ class Report:
                 "error": self.count("error"),
             },
             "checks": [r.as_dict() for r in self.results],
+            "learned": [x.as_dict() for x in self.learned],
             "proven": {
                 "filters": {e: dict(fs) for e, fs in self.proven_filters.items()},
                 "sorts": dict(self.proven_sorts),

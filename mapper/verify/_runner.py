@@ -37,6 +37,7 @@ from ._catalog import MODULES
 from ._context import Ctx, VerifyOptions
 from ._failures import (
     Excluded,
+    Learned,
     NotAClaim,
     NotProven,
     NotRouted,
@@ -47,7 +48,7 @@ from ._failures import (
 from ._graph import components, parents_first
 from ._ledger import Ledger, new_run_id
 from ._registry import CHECKS, CheckSpec, Phase, Subject
-from ._report import CheckResult, Outcome, Report
+from ._report import CheckResult, Finding, Outcome, Report
 from ._wire import Recorder, evidence, last, scoped
 
 MAX_TIMEOUTS = 3
@@ -79,6 +80,9 @@ class _Runner:
         self.plan = plan
         self.progress = progress
         self.results: dict[int, CheckResult] = {}
+        # What the run saw where the mapping makes no claim (`Learned`)
+        self.learned: list[Finding] = []
+        self.no_claim: set[int] = set()
         self.aborted: str | None = None
         self.timeouts = 0
         self.timings: dict[str, float] = {}
@@ -108,7 +112,7 @@ class _Runner:
 
     def skip(self, items: Iterable[Item], reason: str, *, excluded: bool = False) -> None:
         for index, spec, subject in items:
-            if index not in self.results:
+            if index not in self.results and index not in self.no_claim:
                 self.record(
                     index, _result(spec, subject, "unproven", note=reason, excluded=excluded)
                 )
@@ -122,7 +126,8 @@ class _Runner:
                 continue
             result = await self.run_paced(spec, subject)
             if result is None:
-                continue  # no claim (`NotAClaim`)
+                self.no_claim.add(index)  # `NotAClaim`: nothing to report
+                continue
             self.record(index, result)
             if spec.writes and subject.entity:
                 self.ctx.changed(self.ctx.entity(subject.entity))
@@ -203,6 +208,9 @@ class _Runner:
         with scoped():
             try:
                 note = await spec.run(self.ctx, subject)
+            except Learned as seen:
+                self.learned.append(Finding(subject.claim, seen.reason, seen.corrections))
+                return None
             except NotAClaim:
                 return None
             except Excluded as skip:
@@ -422,6 +430,7 @@ async def run_verification(
         started=started,
         seconds=time.perf_counter() - clock,
         results=[runner.results[i] for i in sorted(runner.results)],
+        learned=runner.learned,
         proven_filters=ctx.proven_filters,
         proven_sorts=ctx.proven_sorts,
         requests=dict(sorted(recorder.counts.items())),

@@ -198,6 +198,14 @@ async def update_as_sent(
     upstream took it, False when it refused it. `probe` writes the body as that entity
     would (a read-only field made writable). A PUT carries the record's other values
     unchanged, as the runtime's client sends them."""
+    return await send_update(ctx, entity, before, body, probe=probe) is None
+
+
+async def send_update(
+    ctx: Ctx, entity: Entity, before: dict[str, Any], body: dict[str, Any],
+    *, probe: Entity | None = None,
+) -> ProtocolError | None:  # fmt: skip
+    """`update_as_sent`, answering the upstream's refusal (None when it took the body)."""
     if entity.write.update == "PUT":
         kept = [
             f for f in entity.fields.values()
@@ -215,5 +223,5 @@ async def update_as_sent(
             raise not_routed(f"{entity.name} {before['id']!r}", method, op="update") from None
         if not rejected(exc):
             raise
-        return False
-    return True
+        return exc
+    return None

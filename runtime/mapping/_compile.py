@@ -81,6 +81,7 @@ def _field(name: str, spec: dict[str, Any]) -> Field:
         decimals=spec.get("decimals"),
         on_delete=spec.get("onDelete", "restrict"),
         upstream_on_delete=spec.get("upstreamOnDelete"),
+        upstream_checks_ref=spec.get("upstreamChecksRef"),
         description=spec.get("description"),
         evidence=_evidence(spec.get("evidence")),
         confidence=spec.get("confidence"),

@@ -100,6 +100,8 @@ def dump_field(f: Field) -> Doc:
         doc["onDelete"] = f.on_delete
     if f.upstream_on_delete is not None:
         doc["upstreamOnDelete"] = f.upstream_on_delete
+    if f.upstream_checks_ref is not None:
+        doc["upstreamChecksRef"] = f.upstream_checks_ref
     if f.description is not None:
         doc["description"] = f.description
     _provenance(doc, f.evidence, f.confidence)

@@ -133,7 +133,8 @@ class Field:
     create_only: bool = False
     # Written on update only: the upstream's create takes no such field.
     update_only: bool = False
-    # None: a blank clears the field (the protocol's rule); False: a blank is refused
+    # None: not known, and a blank clears the field (the protocol's rule); False: the
+    # upstream refuses a blank, so the guard does; True: the upstream clears it on null
     nullable: bool | None = None
     max: int | None = None
     values: tuple[Any, ...] = ()
@@ -145,6 +146,9 @@ class Field:
     decimals: int | None = None
     on_delete: Literal["restrict", "ignore"] = "restrict"
     upstream_on_delete: str | None = None
+    # Whether the upstream itself refuses a write naming a record that does not exist
+    # (None: not known). The runtime checks refs before a write either way, for now.
+    upstream_checks_ref: bool | None = None
     description: str | None = None
     evidence: tuple[Evidence, ...] = ()
     confidence: str | None = None

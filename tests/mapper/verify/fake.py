@@ -91,7 +91,8 @@ QUIRKS = frozenset({
     "ignore-done-filter", "title-optional", "priority-open", "created-writable", "cascade",
     "delete-noop", "drop-done", "ignore-ordering", "duplicate-pages", "position-required",
     "unique-titles", "created-kept", "no-delete-route", "busy-twice", "priority-fixed",
-    "done-on-update", "rate-limited", "rate-limited-always",
+    "done-on-update", "rate-limited", "rate-limited-always", "position-not-null",
+    "list-unchecked",
 })  # fmt: skip
 
 
@@ -220,7 +221,11 @@ class FakeApi:
             r["title"] == values.get("title") for r in self.tables[table].values()
         ):
             errors["title"] = ["A record with this title already exists."]
-        if values.get("list") is not None and values["list"] not in self.tables["lists"]:
+        if "position-not-null" in self.quirks and values.get("position", 0) is None:
+            errors["position"] = ["This field may not be null."]
+        ref = values.get("list")
+        checked = "list-unchecked" not in self.quirks
+        if checked and ref is not None and ref not in self.tables["lists"]:
             errors["list"] = ["Invalid pk - object does not exist."]
         return errors
 

@@ -12,6 +12,7 @@ from mapper.verify import (
     Report,
     VerificationFailure,
     VerifyOptions,
+    corrected_text,
     run_verification,
 )
 from mapper.verify._failures import (
@@ -504,3 +505,86 @@ async def test_a_404_at_the_mapping_s_listing_path_is_one_failure_of_the_mapping
     assert cards and all(r.outcome == "unproven" for r in cards)
     assert all("answers 404 at /api/cardz/" in str(r.note) for r in cards)
     assert not leftovers(api) and not report.leftovers
+
+
+POSITION = "position: {type: number}"
+LIST_REF = "list: {type: ref, entity: lists, upstreamOnDelete: set-null}"
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A claim learned from the upstream, as the mapping makes it (or not) and as it is."""
+
+    name: str
+    declared: tuple[str, str] | None  # (the field's text, as declared), None: unchanged
+    quirk: str | None
+    claim: str
+    value: bool
+
+
+ATTRIBUTES = [
+    Attribute("null-cleared-learned", None, None, "entities.lists.fields.position.nullable", True),
+    Attribute("null-refused-learned", None, "position-not-null",
+              "entities.lists.fields.position.nullable", False),
+    Attribute("missing-ref-refused-learned", None, None,
+              "entities.cards.fields.list.upstreamChecksRef", True),
+    Attribute("missing-ref-stored-learned", None, "list-unchecked",
+              "entities.cards.fields.list.upstreamChecksRef", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ATTRIBUTES, ids=lambda a: a.name)
+async def test_what_the_mapping_does_not_say_is_learned_not_passed(case: Attribute) -> None:
+    api = FakeApi(*(q for q in (case.quirk,) if q))
+    before = {table: dict(rows) for table, rows in api.tables.items()}
+    report = await verify(api)
+    assert report.outcome == "verified", [r.as_dict() for r in report.failures]
+    learned = {x.claim: x for x in report.learned}
+    assert case.claim in learned, sorted(learned)
+    path = tuple(case.claim.split("."))
+    assert learned[case.claim].corrections == (Correction(path, "set", case.value),)
+    assert case.claim not in {r.claim for r in report.results}  # no claim: nothing passed
+    assert case.claim in str(report.to_json()["learned"])
+    assert api.tables == before  # the probed record's values were put back, then removed
+
+
+DECLARED = [
+    Attribute("nullable-false-but-cleared", (POSITION, "position: {type: number, nullable: false}"),
+              None, "entities.lists.fields.position.nullable", True),
+    Attribute("nullable-true-but-refused", (POSITION, "position: {type: number, nullable: true}"),
+              "position-not-null", "entities.lists.fields.position.nullable", False),
+    Attribute("checks-ref-but-stores", (LIST_REF, LIST_REF[:-1] + ", upstreamChecksRef: true}"),
+              "list-unchecked", "entities.cards.fields.list.upstreamChecksRef", False),
+    Attribute("stores-ref-but-checks", (LIST_REF, LIST_REF[:-1] + ", upstreamChecksRef: false}"),
+              None, "entities.cards.fields.list.upstreamChecksRef", True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", DECLARED, ids=lambda a: a.name)
+async def test_a_null_or_a_missing_record_taken_otherwise_than_declared_is_the_mapping_s_fault(
+    case: Attribute,
+) -> None:
+    assert case.declared is not None and case.declared[0] in MAPPING_YAML
+    text = MAPPING_YAML.replace(*case.declared)
+    api = FakeApi(*(q for q in (case.quirk,) if q))
+    report = await run_verification(mapping(text), VerifyOptions(), transport=api.transport)
+    result = next(r for r in report.results if r.claim == case.claim)
+    assert result.outcome == "failed" and result.failure is not None, result.as_dict()
+    assert result.failure.wrong == "mapping"
+    path = tuple(case.claim.split("."))
+    assert result.failure.corrections == (Correction(path, "set", case.value),)
+    assert not leftovers(api)
+
+
+@pytest.mark.parametrize("case", ATTRIBUTES, ids=lambda a: a.name)
+async def test_what_was_learned_verifies_once_the_mapping_says_it(case: Attribute) -> None:
+    api = FakeApi(*(q for q in (case.quirk,) if q))
+    report = await verify(api)
+    corrections = [c for x in report.learned for c in x.corrections]
+    text, missed = corrected_text(MAPPING_YAML, corrections)
+    assert not missed and text != MAPPING_YAML
+    again = await run_verification(mapping(text), VerifyOptions(), transport=api.transport)
+    assert again.outcome == "verified", [r.as_dict() for r in again.failures]
+    result = next(r for r in again.results if r.claim == case.claim)
+    assert result.outcome == "passed"
+    assert not again.learned
