@@ -96,7 +96,7 @@ async def _effect(ctx: Ctx, entity: Entity, field: Field, target: Entity) -> str
     where = f"entities.{entity.name}.fields.{field.name}"
     key = ("entities", entity.name, "fields", field.name, "upstreamOnDelete")
     if declared is None:
-        said = f"deleting a {target.name} acts as {observed}"
+        said = f"deleting a {target.name} record acts as {observed}"
         raise Learned(said, (Correction(key, "set", observed),))
     if declared != observed:
         raise DeleteEffectMismatch(

@@ -109,12 +109,17 @@ async def _observe(ctx: Ctx, entity: Entity, field: Field) -> tuple[bool, str]:
 def _refused(refusal: ProtocolError, field: Field, target: Entity) -> tuple[bool, str]:
     named = {str(v.get("field")) for v in violations(refusal) if v.get("field")}
     if named and field.name not in named:
+        others = ", ".join(sorted(named))
         raise NotProven(
-            f"a write naming a missing {target.name} was refused for {', '.join(sorted(named))}"
-            f" instead ({refusal.message})"
+            f"a write naming a missing {target.name} record was refused for {others} instead "
+            f"({refusal.message})"
         )
-    how = "naming the field" if named else "naming no field"
-    return True, f"the upstream refuses a missing {target.name}, {how} ({refusal.message})"
+    said = next(
+        (str(v.get("expected")) for v in violations(refusal) if v.get("field") == field.name),
+        None,
+    )
+    how = f"naming the field: {said}" if said else f"naming no field: {refusal.message}"
+    return True, f"the upstream refuses a missing {target.name} record, {how}"
 
 
 def _taken(target: Entity, missing: str, stored: Any) -> tuple[bool, str]:
@@ -123,7 +128,7 @@ def _taken(target: Entity, missing: str, stored: Any) -> tuple[bool, str]:
         raise NotProven(
             f"a missing {target.name} id was taken but not kept (it reads back as {stored!r})"
         )
-    return False, f"the upstream stores a reference to a missing {target.name}"
+    return False, f"the upstream stores a reference to a missing {target.name} record"
 
 
 async def _missing_id(ctx: Ctx, target: Entity) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._report import CheckResult, Report
 
 # Claims sharing one reason are counted, not listed, past this many.
@@ -32,6 +34,23 @@ def _by_reason(results: list[CheckResult]) -> list[str]:
         else:
             lines += [f"    - {claim}: {note}" for claim in claims]
     return lines
+
+
+def _learned(report: Report) -> list[str]:
+    """One line per finding; an attribute seen alike on several fields of one entity
+    (`nullable: true`, a null clears it) is one line naming them."""
+    grouped: dict[str, list[str]] = {}  # the line -> the fields it names
+    for x in report.learned:
+        parts = x.claim.split(".")
+        if len(parts) == 5 and parts[:3:2] == ["entities", "fields"] and len(x.corrections) == 1:
+            value = json.dumps(x.corrections[0].value)
+            grouped.setdefault(f"{parts[1]}: {parts[4]}: {value} ({x.text})", []).append(parts[3])
+        else:
+            grouped.setdefault(f"{x.claim}: {x.text}", [])
+    return [
+        f"    - {line}" + (f": {', '.join(names)}" if names else "")
+        for line, names in grouped.items()
+    ]
 
 
 def render(report: Report) -> str:
@@ -87,7 +106,7 @@ def render(report: Report) -> str:
         out += _by_reason(report.excluded)
     if report.learned:
         out += ["", "  learned (the mapping says nothing; --write-corrected records them):"]
-        out += [f"    - {x.claim}: {x.text}" for x in report.learned]
+        out += _learned(report)
     proven = _proven(report)
     if proven:
         out += ["", "  proven pushdowns (the runtime lets the upstream page only for these):"]

@@ -59,6 +59,18 @@ async def test_the_human_report_says_who_is_wrong_and_what_to_change() -> None:
     assert "REFUSED: fake" in text.splitlines()[-1]
 
 
+async def test_what_was_learned_is_one_line_per_entity_and_attribute() -> None:
+    report = await run("position-not-null")
+    text = render(report)
+    learned = text.split("learned (the mapping says nothing", 1)[1].split("\n\n", 1)[0]
+    assert "    - cards: nullable: true (a null clears it): list, priority, done" in learned
+    assert "    - lists: nullable: false (the upstream refuses a null (This field may not be " \
+        "null.)): position" in learned  # fmt: skip
+    assert "    - cards: upstreamChecksRef: true (" in learned
+    assert len(report.learned) == len(json.loads(json.dumps(report.to_json()))["learned"]) == 5
+    assert not {x.claim for x in report.learned} & {r.claim for r in report.results}
+
+
 async def test_only_a_whole_successful_run_is_stampable() -> None:
     report = await run()
     assert report.stampable
