@@ -135,7 +135,12 @@ async def _probe(ctx: Ctx, entity: Entity, names: list[str]) -> dict[str, Blank]
         for _ in range(BATCH_ROUNDS):
             if not pending:
                 break
-            refusal = await send_update(ctx, entity, before, dict.fromkeys(pending))
+            try:
+                refusal = await send_update(ctx, entity, before, dict.fromkeys(pending))
+            except ProtocolError as exc:
+                if not exc.is_("upstream_error"):
+                    raise
+                break  # it fails on some null of the batch: each goes alone
             if refusal is None:
                 stored = await ctx.client.get_record(entity, before["id"]) or {}
                 out |= {n: Blank(False, stored.get(n)) for n in pending}
@@ -160,10 +165,18 @@ async def _alone(
     if not updates(entity):
         return await _on_create(ctx, entity, field.name)
     own = before if before is not None else await own_stored(ctx, entity)
-    refusal = await send_update(ctx, entity, own, {field.name: None})
-    if refusal is not None:
-        return Blank(True, why=_named(refusal, [field.name]).get(field.name, refusal.message))
+    try:
+        refusal = await send_update(ctx, entity, own, {field.name: None})
+    except ProtocolError as exc:
+        if not exc.is_("upstream_error"):
+            raise
+        refusal = exc  # it failed on the null (a 500): refused, unless it cleared it
     stored = (await ctx.client.get_record(entity, own["id"]) or {}).get(field.name)
+    if refusal is not None and refusal.is_("upstream_error"):
+        if not _cleared(stored):
+            return Blank(True, why="it answers a null with a server error")
+    elif refusal is not None:
+        return Blank(True, why=_named(refusal, [field.name]).get(field.name, refusal.message))
     seen = Blank(False, stored)
     if before is None:
         await _restore(ctx, entity, own, {field.name: seen})

@@ -3,8 +3,8 @@
 A write of the run's own record names a record of the target that is not there: an
 id shaped as the target's stored ids are (so a refusal is about the record, not the
 id's form), confirmed absent by a read first. A refusal proves
-`upstreamChecksRef: true`; a dangling id read back as sent proves `false`, and the
-record's own value is put back at once. Where the mapping says nothing, what the
+`upstreamChecksRef: true`; a dangling id read back as sent proves `false`. The record
+written is one made for the check and deleted at once. Where the mapping says nothing, what the
 upstream does is reported as learned and `--write-corrected` records it.
 
 The runtime checks every named record before a write either way; this claim is
@@ -33,7 +33,7 @@ from ._failures import (
 from ._registry import CHECKS, Subject
 from ._subjects import fields, updates, writes
 from ._wire import evidence
-from ._writing import own_stored, rejected, send_update, violations
+from ._writing import rejected, send_update, violations
 
 KEY = "upstreamChecksRef"
 TRIES = 3
@@ -83,18 +83,28 @@ async def dangling_ref_refused(ctx: Ctx, subject: Subject) -> str | None:
 
 
 async def _observe(ctx: Ctx, entity: Entity, field: Field) -> tuple[bool, str]:
-    """Whether the upstream refused a dangling id, and what it did, in words."""
+    """Whether the upstream refused a dangling id, and what it did, in words.
+
+    The write goes to a record made for it, deleted at once after: a reference left
+    dangling must not outlive the check (nor wait for a restore the upstream may
+    ignore), so an entity whose records cannot be deleted is not probed."""
+    if not entity.write.delete:
+        raise NotProven(
+            f"{entity.name} records cannot be deleted: none is left naming a missing record"
+        )
     target = ctx.entity(field.entity)
     missing = await _missing_id(ctx, target)
     value: Any = [missing] if field.type == "list<ref>" else missing
     if updates(entity) and not field.create_only:
-        before = await own_stored(ctx, entity)
-        refusal = await send_update(ctx, entity, before, {field.name: value})
-        if refusal is None:
-            stored = (await ctx.client.get_record(entity, before["id"]) or {}).get(field.name)
-            await send_update(ctx, entity, before, {field.name: before.get(field.name)})
-            return _taken(target, missing, stored)
-        return _refused(refusal, field, target)
+        record = await ctx.fresh(entity)
+        try:
+            refusal = await send_update(ctx, entity, record, {field.name: value})
+            if refusal is not None:
+                return _refused(refusal, field, target)
+            stored = (await ctx.client.get_record(entity, record["id"]) or {}).get(field.name)
+        finally:
+            await ctx.ledger.drop(entity, record["id"])
+        return _taken(target, missing, stored)
     body = {**await ctx.synthesised(entity), field.name: value}
     try:
         made = await ctx.create(entity, body, mend=False, keep={field.name})
@@ -102,7 +112,10 @@ async def _observe(ctx: Ctx, entity: Entity, field: Field) -> tuple[bool, str]:
         if not rejected(exc):
             raise
         return _refused(exc, field, target)
-    stored = (await ctx.client.get_record(entity, made["id"]) or {}).get(field.name)
+    try:
+        stored = (await ctx.client.get_record(entity, made["id"]) or {}).get(field.name)
+    finally:
+        await ctx.ledger.drop(entity, made["id"])
     return _taken(target, missing, stored)
 
 

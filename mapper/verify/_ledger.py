@@ -125,6 +125,12 @@ class Ledger:
         self._records = []
         self.leftovers.extend(Leftover(e, i, reason) for e, i, reason in failed)
 
+    async def drop(self, entity: Entity, record_id: str) -> None:
+        """Delete one record of this run now (one a check left unsound on purpose, such
+        as naming a record that does not exist); what fails stays for the cleanup."""
+        if await self.remove(entity, record_id) is None:
+            self.forget(entity.name, record_id)
+
     async def remove(self, entity: Entity, record_id: str) -> str | None:
         """Delete and confirm; None when the record is gone, else why it is not."""
         try:
