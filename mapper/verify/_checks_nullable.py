@@ -136,7 +136,8 @@ async def _probe(ctx: Ctx, entity: Entity, names: list[str]) -> dict[str, Blank]
             if not pending:
                 break
             try:
-                refusal = await send_update(ctx, entity, before, dict.fromkeys(pending))
+                nulls = dict.fromkeys(pending)
+                refusal = await send_update(ctx, entity, before, nulls, again_if_dropped=True)
             except ProtocolError as exc:
                 if not exc.is_("upstream_error"):
                     raise
@@ -166,7 +167,7 @@ async def _alone(
         return await _on_create(ctx, entity, field.name)
     own = before if before is not None else await own_stored(ctx, entity)
     try:
-        refusal = await send_update(ctx, entity, own, {field.name: None})
+        refusal = await send_update(ctx, entity, own, {field.name: None}, again_if_dropped=True)
     except ProtocolError as exc:
         if not exc.is_("upstream_error"):
             raise
@@ -215,4 +216,4 @@ async def _restore(
         if not blank.refused and before.get(n) != blank.stored
     }
     if changed:
-        await send_update(ctx, entity, before, changed)
+        await send_update(ctx, entity, before, changed, again_if_dropped=True)

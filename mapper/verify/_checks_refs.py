@@ -98,7 +98,9 @@ async def _observe(ctx: Ctx, entity: Entity, field: Field) -> tuple[bool, str]:
     if updates(entity) and not field.create_only:
         record = await ctx.fresh(entity)
         try:
-            refusal = await send_update(ctx, entity, record, {field.name: value})
+            refusal = await send_update(
+                ctx, entity, record, {field.name: value}, again_if_dropped=True
+            )
             if refusal is not None:
                 return _refused(refusal, field, target)
             stored = (await ctx.client.get_record(entity, record["id"]) or {}).get(field.name)

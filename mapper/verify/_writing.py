@@ -203,9 +203,26 @@ async def update_as_sent(
 
 async def send_update(
     ctx: Ctx, entity: Entity, before: dict[str, Any], body: dict[str, Any],
-    *, probe: Entity | None = None,
+    *, probe: Entity | None = None, again_if_dropped: bool = False,
 ) -> ProtocolError | None:  # fmt: skip
-    """`update_as_sent`, answering the upstream's refusal (None when it took the body)."""
+    """`update_as_sent`, answering the upstream's refusal (None when it took the body).
+
+    `again_if_dropped`: the body only sets values, so sending it twice stores what once
+    does; a connection dropped unanswered is then tried once more on a new one (a
+    server may close a kept-alive connection after an error answer, and the next
+    request on it meets the close)."""
+    try:
+        return await _send_update(ctx, entity, before, body, probe=probe)
+    except ProtocolError as exc:
+        if not (again_if_dropped and exc.is_("upstream_unavailable")):
+            raise
+    return await _send_update(ctx, entity, before, body, probe=probe)
+
+
+async def _send_update(
+    ctx: Ctx, entity: Entity, before: dict[str, Any], body: dict[str, Any],
+    *, probe: Entity | None,
+) -> ProtocolError | None:  # fmt: skip
     if entity.write.update == "PUT":
         kept = [
             f for f in entity.fields.values()

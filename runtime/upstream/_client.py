@@ -32,6 +32,7 @@ from .dialects import Dialect, dialect_for
 
 logger = logging.getLogger("runtime.upstream")
 METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_REDIRECTS = 5
 # Records read at most to find the one a create answered no id for (`write.findBy`).
 FIND_LIMIT = 10000
@@ -109,11 +110,20 @@ class UpstreamClient:
             # each phase, so a server trickling bytes cannot hold us past it.
             if self.upstream.body_encoding == "form" and isinstance(json, Mapping):
                 sent = {**(headers or {}), "Content-Type": FORM_MEDIA}
-                response = await self._http.request(
+                request = self._http.build_request(
                     method, url, content=form_body(json), headers=sent
                 )
             else:
-                response = await self._http.request(method, url, json=json, headers=headers)
+                request = self._http.build_request(method, url, json=json, headers=headers)
+            try:
+                response = await self._http.send(request)
+            except (httpx.RemoteProtocolError, httpx.ReadError):
+                if method not in SAFE_METHODS:
+                    raise
+                # A server may close a kept-alive connection after an error answer,
+                # and the next request sent on it meets the close: a request that
+                # changes nothing is sent once more, on a new connection.
+                response = await self._http.send(request)
         # Path only: the query may hold filter values, or the key of query auth.
         elapsed_ms = 1000 * (time.perf_counter() - started)
         logger.debug("%s -> %d in %.0f ms", what, response.status_code, elapsed_ms)

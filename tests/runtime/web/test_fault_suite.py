@@ -647,6 +647,29 @@ def test_the_two_listings_take_two_paths(stack: Stack) -> None:
         assert all(("done" in a) is pushed for a in asked), asked
 
 
+@pytest.mark.parametrize(("action", "again"), [(GET, True), (UPDATE, False)], ids=["get", "update"])
+def test_a_connection_dropped_once_is_tried_again_only_for_a_read(
+    stack: Stack, action: Action, again: bool
+) -> None:
+    """A server may close a kept-alive connection after an error answer; the next request
+    on it meets the close. A read is sent once more; a write never (it may have landed)."""
+    stack.proxy.clear()
+    stack.reset()
+    stack.proxy.forget()
+    stack.proxy.set(Fault(DROP_AFTER_SEND, method=action.method, path=action.upstream, nth=1))
+    try:
+        response = stack.send(action, f"drop-once-{uuid.uuid4().hex}", action.target)
+    finally:
+        stack.proxy.clear()
+    reached = [s for s in stack.proxy.requests if s.method == action.method]
+    if again:
+        assert response.status_code == 200, response.text
+        assert len(reached) == 2 and reached[0].faulted and not reached[1].faulted
+    else:
+        assert response.status_code == 502 and response.json()["code"] == "upstream_unavailable"
+        assert len(reached) == 1
+
+
 # ---------------------------------------------------------------- the figures
 
 
