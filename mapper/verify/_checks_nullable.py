@@ -32,7 +32,7 @@ from ._failures import (
     VerificationFailure,
 )
 from ._registry import CHECKS, Subject
-from ._subjects import fields, updates, writes
+from ._subjects import creates, fields, updates
 from ._wire import evidence
 from ._writing import own_stored, rejected, send_update, violations
 
@@ -60,9 +60,12 @@ def _cleared(value: Any) -> bool:
 
 def _blankable(entity: Entity, field: Field) -> bool:
     """An optional field a write can send (and a read show): a required one is refused
-    blank by the guard whatever `nullable` says, and `required_enforced` proves that."""
+    blank by the guard whatever `nullable` says, and `required_enforced` proves that.
+
+    Only where the run can make records of its own to send nulls to: an entity with no
+    create has every write withheld as unproven anyway (the run writes only its own)."""
     return (
-        writes(entity)
+        creates(entity)
         and not (field.read_only or field.required or field.write_only or field.name == "id")
         and not (field.create_only and updates(entity))
         and not (field.update_only and not updates(entity))

@@ -289,7 +289,9 @@ async def lists_created_records(ctx: Ctx, subject: Subject) -> str | None:
         raise Excluded("not run: --read-only")
     own = [rid for name, rid in ctx.ledger.pending if name == entity.name]
     if not own:
-        raise NotProven("no record of this run to look for")
+        raise NotProven(
+            "no record of this run to look for", covered_by=f"entities.{entity.name}.write.create"
+        )
     snap = await walked(ctx, entity)
     missing = sorted(set(own) - set(snap.ids))
     if missing and not snap.truncated:

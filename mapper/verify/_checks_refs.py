@@ -31,7 +31,7 @@ from ._failures import (
     VerificationFailure,
 )
 from ._registry import CHECKS, Subject
-from ._subjects import fields, updates, writes
+from ._subjects import creates, fields, updates
 from ._wire import evidence
 from ._writing import rejected, send_update, violations
 
@@ -44,10 +44,11 @@ _HEX = set("0123456789abcdef-")
 
 
 def _checkable(entity: Entity, field: Field) -> bool:
+    """A writable reference of an entity the run can make records of (see `_observe`)."""
     return (
         field.is_ref
         and field.entity is not None
-        and writes(entity)
+        and creates(entity)
         and not (field.read_only or field.write_only)
         and not (field.update_only and not updates(entity))
     )

@@ -52,6 +52,8 @@ class CheckResult:
     # The entity whose write an unproven claim withholds, when not its own (a target's
     # delete whose effect on this entity was not seen)
     about: str | None = None
+    # A failed claim of the same entity that explains why this one is not proven
+    covered_by: str | None = None
 
     @property
     def unproven(self) -> bool:
@@ -94,6 +96,7 @@ class CheckResult:
             "outcome": self.outcome,
             "withheld": self.withheld,
             "notRun": self.excluded,
+            "coveredBy": self.covered_by,
             "seconds": round(self.seconds, 3),
             "note": self.note,
             "failure": None if self.failure is None else self.failure.as_dict(),

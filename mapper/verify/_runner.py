@@ -195,12 +195,13 @@ class _Runner:
         def done(
             outcome: Outcome, note: str | None, failure: VerificationFailure | None = None,
             *, narrow: tuple[str, tuple[str, ...]] | None = None, withheld: bool | None = None,
-            excluded: bool = False, about: str | None = None,
+            excluded: bool = False, about: str | None = None, covered_by: str | None = None,
         ) -> CheckResult:  # fmt: skip
             seconds = time.perf_counter() - started
             return _result(spec, subject, outcome, seconds, note=note, failure=failure,
                            narrow=narrow or (failure.narrow if failure else None),
-                           withheld=withheld, excluded=excluded, about=about)  # fmt: skip
+                           withheld=withheld, excluded=excluded, about=about,
+                           covered_by=covered_by)  # fmt: skip
 
         missing = self.ctx.missing_paths
         if subject.entity in missing and spec.name != "list_walks":
@@ -220,11 +221,13 @@ class _Runner:
                 # A route the upstream lacks is withheld whatever its scope (a filter
                 # so is evaluated here).
                 withheld = True if isinstance(skip, NotRouted) else None
-                if self._failed(skip.covered_by, subject.entity):
+                covered = self._failed(skip.covered_by, subject.entity)
+                if covered:
                     withheld = False  # that failure withholds what this claim covers
                 return done(
-                    "unproven", skip.reason, narrow=narrow, about=skip.entity, withheld=withheld
-                )
+                    "unproven", skip.reason, narrow=narrow, about=skip.entity, withheld=withheld,
+                    covered_by=skip.covered_by if covered else None,
+                )  # fmt: skip
             except VerificationFailure as failure:
                 return done("failed", failure.title, failure)
             except VerifyError as exc:
@@ -351,6 +354,7 @@ def _result(
     withheld: bool | None = None,
     excluded: bool = False,
     about: str | None = None,
+    covered_by: str | None = None,
 ) -> CheckResult:
     if withheld is None:
         # What could not be proven is not served: a write, a delete, an operation. A read
@@ -361,7 +365,7 @@ def _result(
         spec.name, subject.claim, subject.text, spec.phase, subject.entity,
         outcome, seconds, note, failure,
         spec.withholds, subject.field, subject.op, subject.operation, narrow, withheld, excluded,
-        about,
+        about, covered_by,
     )  # fmt: skip
 
 

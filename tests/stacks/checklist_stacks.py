@@ -189,7 +189,7 @@ class Stack:
     refused: Mapping[str, str] = field(default_factory=dict)
     # The write claims verify cannot prove there, withheld: a claim pattern (fnmatch)
     # and the reason its note gives. Every such claim matches one; each pattern, some.
-    unproven: Mapping[str, str] = field(default_factory=dict)
+    unproven: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
     # With `refused`: a create the runtime then refuses (403 `writes_not_verified`),
     # naming a refused claim: (entity, body, claim)
     refused_create: tuple[str, Mapping[str, Any], str] | None = None
@@ -459,10 +459,17 @@ STACKS: tuple[Stack, ...] = (
         unproven={
             # the mock answers 404 to the DELETE (and a product's update) its spec declares
             "entities.*.write.delete": "not implemented by the upstream",
-            "entities.products.*": "not implemented by the upstream",
+            "entities.products.*": ("not implemented by the upstream", "no stored value",
+                                    "no stored reference"),
             "entities.prices.fields.product.upstreamOnDelete": "delete did not take",
-            # a read-only reference: no value of its own to send
-            "entities.products.fields.default_price.readOnly": "no ref value to probe with",
+            # and ignores the `created` query parameter its spec declares
+            "entities.*.filter.created.=": "not implemented by the upstream",
+            # the seed holds no value for these read-only fields
+            "entities.customers.fields.*.type": "no stored value to judge",
+            # operations on records of other collections (a customer's bank accounts), or
+            # on ones named by values the run can only make up; and routes the mock lacks
+            "operations.*": ("records the verifier did not create", "called with made-up",
+                             "not implemented by the upstream"),
         },
         refused_create=("customers", {"email": "named@example.com", "name": "Ada"},
                         "entities.customers.write.create (name)"),
@@ -511,6 +518,16 @@ STACKS: tuple[Stack, ...] = (
             "entities.saved_searches.write.delete": "no create",
             # create-only fields whose stored value no other made-up value may replace
             "entities.*.fields.*.createOnly": "that differs from the stored one",
+            # collections the seed leaves empty (or fields it leaves blank), read before
+            # the run writes: nothing to judge
+            "entities.*.fields.*.type": "no stored value to judge",
+            "entities.*.fields.*.entity": "no stored reference to follow",
+            "entities.*.list.posted": "the listing is empty",
+            # POST operations with no record of the run's own in their path (counts,
+            # histories, bulk state changes, limit increments): running one could act on
+            # the owner's records, and the spec does not say which only read; and
+            # operations naming records by values the run can only make up
+            "operations.*": ("records the verifier did not create", "called with made-up"),
         },
         refused_create=("automations", {"name": "checklist-automation", "trigger": {},
                                         "actions": []},
