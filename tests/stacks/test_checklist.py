@@ -455,6 +455,14 @@ def test_a_damaged_mapping_is_corrected_into_one_that_verifies(
         undamaged.write_text(run.mapping.read_text())
         known |= _failed(_verify(stack, upstream, undamaged), stack)
     drift = set(stack.drifting)
-    assert claims.isdisjoint(left) and left - drift <= known, sorted(left - known - drift)
+    # A claim the damaged run could not prove because a refused write of its entity hid
+    # it (`coveredBy`) is proven for the first time once the correction lets that write
+    # land: a refusal of it then is news the first report could not give, not a
+    # correction gone wrong.
+    hidden = {c["claim"] for c in first["checks"] if c["outcome"] == "unproven" and c["coveredBy"]}
+    if left & hidden:
+        print(f"{stack.name}: seen once the corrections let writes land: {sorted(left & hidden)}")
+    assert claims.isdisjoint(left), sorted(claims & left)
+    assert left - drift - hidden <= known, sorted(left - known - drift - hidden)
     if not stack.refused:
         assert again["outcome"] == run.report["outcome"], again["summary"]
