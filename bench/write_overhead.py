@@ -17,12 +17,15 @@ Starts the Django sample (``--seed rich``) and writes cards to it three ways:
     judged against it.
 ``passthrough, the runtime's requests``
     (cases whose body names a ref, and the ``finish-card`` operation) the same
-    proxy making every upstream request the runtime makes for the case: the ref
-    checks before the write, and the receipt's label lookups after it. The
-    difference between this way and the runtime is the runtime's own work.
+    proxy making every upstream request the runtime makes for the case: a ref
+    check before the write where one is made, and the receipt's label lookups
+    alongside the read-back. The difference between this way and the runtime is
+    the runtime's own work.
 ``runtime (a2map serve)``
     ``POST``/``PATCH /api/collections/cards/records[/{id}]`` on ``python -m mapper
     serve`` with the mapping variant of ``bench.read_overhead`` (limits raised),
+    claiming ``upstreamChecksRef`` on the cards' refs, verified by ``a2map verify``
+    first and served through its gate (so only what the stamp proves applies),
     authorised by a token of scope ``*`` created in the runtime's store before it
     starts.
 
@@ -48,6 +51,7 @@ import os
 import secrets
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -56,6 +60,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote, urlencode
+
+import yaml
 
 from bench.read_overhead import (
     REPO,
@@ -70,6 +76,9 @@ from bench.read_overhead import (
 )
 
 TARGET_WRITE_RATIO = 1.25  # runtime p50 / passthrough pair p50, creates and updates
+# The mapping's `cards.list` claims it, and the run's own `a2map verify` proves it.
+LEFT_TO_UPSTREAM = "no ref check before the write: the upstream is proven to refuse a missing list"
+REF_CLAIMS = ("list", "tags")
 GRANT_ID = "bench-writes"
 RUNTIME = "runtime (a2map serve)"
 DIRECT_PAIR = "direct pair"
@@ -85,9 +94,10 @@ PASS_CALL = "passthrough call"
 def _passthrough_app(upstream: str, token: str) -> Any:
     """Forward writes; `/pair/...` also reads the written record back.
 
-    `before=` and `after=` query parameters name upstream paths to GET (together)
-    before the write and after it, so that a way can make exactly the upstream
-    requests the runtime makes for a case. Nothing else is done to the request.
+    `before=`, `along=` and `after=` query parameters name upstream paths to GET
+    (together) before the write, alongside the read-back, and after it, so that a way
+    can make exactly the upstream requests the runtime makes for a case. Nothing else
+    is done to the request.
     """
     import httpx
     from fastapi import FastAPI
@@ -131,7 +141,7 @@ def _passthrough_app(upstream: str, token: str) -> Any:
         if not written.is_success:
             return copy(written)
         detail = f"{path}{written.json()['id']}/" if request.method == "POST" else path
-        answer = await client.get(detail)
+        answer, _ = await asyncio.gather(client.get(detail), around(request, "along"))
         await around(request, "after")
         return copy(answer)
 
@@ -238,8 +248,11 @@ def _turns(ways: Sequence[Way], requests: int, warmup: int) -> dict[str, list[fl
     return times
 
 
-def _around(before: Sequence[str] = (), after: Sequence[str] = ()) -> str:
+def _around(
+    before: Sequence[str] = (), after: Sequence[str] = (), along: Sequence[str] = ()
+) -> str:
     pairs = [("before", p) for p in before] + [("after", p) for p in after]
+    pairs += [("along", p) for p in along]
     return "?" + urlencode(pairs, quote_via=quote) if pairs else ""
 
 
@@ -270,7 +283,7 @@ class Bench:
         self, body: Callable[[int], dict[str, Any]], refs: Sequence[str] = ()
     ) -> Callable[[int], None]:
         def run(i: int) -> None:
-            self.through.expect("POST", "/pair/api/cards/" + _around(refs), body(i))
+            self.through.expect("POST", "/pair/api/cards/" + _around(along=refs), body(i))
 
         return run
 
@@ -297,7 +310,7 @@ class Bench:
         card = f"/pair/api/cards/{self.cards[way]}/"
 
         def run(i: int) -> None:
-            self.through.expect("PATCH", card + _around(refs(i)), body(i))
+            self.through.expect("PATCH", card + _around(along=refs(i)), body(i))
 
         return run
 
@@ -372,8 +385,8 @@ def _cases(b: Bench) -> list[Case]:
         ),
         Case(
             "create, body names a list (a ref)",
-            "GET the list (ref check, reused for the receipt), POST /api/cards/, "
-            "GET /api/cards/{id}/",
+            f"POST /api/cards/, then {{GET /api/cards/{{id}}/, GET the list (receipt label)}} "
+            f"side by side; {LEFT_TO_UPSTREAM}",
             [
                 Way(DIRECT_PAIR, b.create_direct(with_ref(DIRECT_PAIR))),
                 Way(PASS_PAIR, b.create_through(with_ref(PASS_PAIR))),
@@ -396,8 +409,8 @@ def _cases(b: Bench) -> list[Case]:
         ),
         Case(
             "update, body names a list (a ref)",
-            "GET the list (ref check, reused for the receipt), PATCH /api/cards/{id}/, "
-            "GET /api/cards/{id}/",
+            f"PATCH /api/cards/{{id}}/, then {{GET /api/cards/{{id}}/, GET the list (receipt "
+            f"label)}} side by side; {LEFT_TO_UPSTREAM}",
             [
                 Way(DIRECT_PAIR, b.update_direct(move)),
                 Way(PASS_PAIR, b.update_through(PASS_PAIR, move, no_refs)),
@@ -566,8 +579,8 @@ def run(args: argparse.Namespace) -> int:
             runtime = start(
                 RUNTIME,
                 [
-                    python, "-m", "mapper", "serve", str(_variant(root)), "--port", "0",
-                    "--ready-json", "--store", store_url, "--allow-unverified",
+                    python, "-m", "mapper", "serve", str(_verified(root, upstream_env)),
+                    "--port", "0", "--ready-json", "--store", store_url,
                 ],
                 {**upstream_env, "A2APP_HOME": str(root / "state")},
             )  # fmt: skip
@@ -599,6 +612,24 @@ def run(args: argparse.Namespace) -> int:
             times = _turns(case.ways, args.requests, args.warmup)
             failed |= _report(case, times)
     return 1 if failed else 0
+
+
+def _verified(root: Path, env: dict[str, str]) -> Path:
+    """The benchmark's mapping, claiming the refs the upstream checks itself, proven by
+    `a2map verify` (its stamp beside it): the runtime is served through its gate, and
+    relies only on what the stamp proves."""
+    mapping = _variant(root)
+    doc = yaml.safe_load(mapping.read_text())
+    for name in REF_CLAIMS:
+        doc["entities"]["cards"]["fields"][name]["upstreamChecksRef"] = True
+    mapping.write_text(yaml.safe_dump(doc, sort_keys=False))
+    done = subprocess.run(
+        [sys.executable, "-m", "mapper", "verify", str(mapping)],
+        env=env, cwd=root, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"a2map verify refused the benchmark's mapping:\n{done.stdout}")
+    return mapping
 
 
 def _report_clean_up(url: str, token: str, tag: str) -> None:

@@ -91,6 +91,7 @@ from ._stamp import public_url as public_url
 from ._stamp import remove_stamp as remove_stamp
 from ._stamp import stamp_path as stamp_path
 from ._stamp import stamp_status as stamp_status
+from ._stamp import unproven_ref_checks as unproven_ref_checks
 from ._stamp import write_stamp as write_stamp
 from ._withheld import SCOPES as WITHHOLD_SCOPES
 from ._withheld import Refusal as Refusal
@@ -103,7 +104,8 @@ __all__ += ["CODECS", "CODEC_TYPES", "decode_value", "encode_value"]
 
 __all__ += [
     "STAMP_FORMAT", "STAMP_SUFFIX", "Stamp", "StampCheck", "StampError", "StampStatus",
-    "load_stamp", "public_url", "remove_stamp", "stamp_path", "stamp_status", "write_stamp",
+    "load_stamp", "public_url", "remove_stamp", "stamp_path", "stamp_status",
+    "unproven_ref_checks", "write_stamp",
 ]  # fmt: skip
 __all__ += ["WITHHOLD_SCOPES", "Refusal", "Withheld", "WithholdScope", "withhold"]
 __all__ += ["ListSpec", "compile_listing"]

@@ -159,14 +159,21 @@ class Stamp:
         return field_name in self.proven_sorts.get(entity, ())
 
     def apply(self, mapping: Mapping) -> Mapping:
-        """The mapping with `proven` set from this stamp, for the query planner.
+        """The mapping with `proven` set from this stamp, for the query planner and the
+        guard.
 
         A filter or sort an owner marked proven in the file stays proven; the
         stamp only adds what the verifier proved. A sort spec counts as proven
-        only when every one of its fields was.
+        only when every one of its fields was. `upstreamChecksRef: true` stands only
+        where this stamp proved it: the runtime leaves ref checks to the upstream
+        on that alone.
         """
         entities = {name: self._apply_entity(e) for name, e in mapping.entities.items()}
         return dataclasses.replace(mapping, entities=frozen_map(entities))
+
+    def ref_check_proven(self, entity: str, field_name: str) -> bool:
+        claim = f"entities.{entity}.fields.{field_name}.upstreamChecksRef"
+        return any(c.claim == claim and c.outcome == "passed" for c in self.checks)
 
     def _apply_entity(self, entity: Entity) -> Entity:
         filters = {
@@ -182,7 +189,14 @@ class Stamp:
         if sort is not None and not sort.proven and sort.fields:
             proven = all(self.sort_proven(entity.name, f) for f in sort.fields)
             sort = dataclasses.replace(sort, proven=proven)
-        return dataclasses.replace(entity, filters=frozen_map(filters), sort=sort)
+        fields = {
+            name: f if not f.upstream_checks_ref or self.ref_check_proven(entity.name, name)
+            else dataclasses.replace(f, upstream_checks_ref=None)
+            for name, f in entity.fields.items()
+        }  # fmt: skip
+        return dataclasses.replace(
+            entity, filters=frozen_map(filters), sort=sort, fields=frozen_map(fields)
+        )
 
     def to_json(self) -> dict[str, Any]:
         entities = sorted(set(self.proven_filters) | set(self.proven_sorts))
@@ -346,3 +360,17 @@ def stamp_status(mapping_path: str | os.PathLike[str], mapping: Mapping) -> Stam
     if stamp.partial:
         scope += f"; partly: {len(stamp.refused)} refused claim(s) withheld"
     return StampStatus(stamp, True, f"verified {stamp.verified_at} ({scope})")
+
+
+def unproven_ref_checks(mapping: Mapping) -> Mapping:
+    """The mapping served without a stamp: no claim that the upstream checks refs is
+    taken on the file's word, so every ref is checked before a write."""
+    entities = {
+        name: dataclasses.replace(entity, fields=frozen_map({
+            f.name: dataclasses.replace(f, upstream_checks_ref=None) if f.upstream_checks_ref
+            else f
+            for f in entity.fields.values()
+        }))
+        for name, entity in mapping.entities.items()
+    }  # fmt: skip
+    return dataclasses.replace(mapping, entities=frozen_map(entities))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping as AbcMapping
 from typing import Any
 
 from runtime.mapping import Field
-from runtime.protocol import Violation, check, guard_error, parse_body, ref_ids
+from runtime.protocol import ProtocolError, Violation, check, guard_error, parse_body, ref_ids
 
 from . import _seen as seen
 from ._clock import server_now
@@ -31,13 +32,59 @@ async def guarded(
     )
     if not any(v.code == "invalid_ref" and v.expected.startswith("at most") for v in found):
         # Ids the guard found malformed are not read: they name nothing by construction.
-        refused = {v.field for v in found}
+        # Nor are refs the upstream is proven to check itself, when nothing else is
+        # wrong: a refusal then finds them (`upstream_refusal`), every one at once.
+        refused = {v.field for v in found} | (set() if found else left_to_upstream(fields, body))
         found += await _dangling(reach, fields, body, refused)
     if found:
         order = {key: n for n, key in enumerate(body)}
         found.sort(key=lambda v: (v.code == "missing_required", order.get(v.field, len(order))))
         raise guard_error(found, server_now())
     return body
+
+
+def left_to_upstream(fields: AbcMapping[str, Field], body: AbcMapping[str, Any]) -> set[str]:
+    """The ref fields a write names records with, when every one of them is one the
+    upstream is proven to refuse a missing record for (`upstreamChecksRef`, kept only
+    where a stamp proved it); else none, and each is checked before the write."""
+    named = {
+        name for name, value in body.items()
+        if (field := fields.get(name)) is not None and field.entity is not None
+        and ref_ids(field, value)
+    }  # fmt: skip
+    if all(fields[name].upstream_checks_ref is True for name in named):
+        return named
+    return set()
+
+
+async def upstream_refusal(
+    reach: Reach, fields: AbcMapping[str, Field], body: AbcMapping[str, Any], exc: ProtocolError
+) -> ProtocolError:
+    """An upstream's refusal of a write whose refs were left to it: the refs that name no
+    record, read now and reported as the guard reports them; else the refusal itself."""
+    if not exc.is_("upstream_rejected") or not left_to_upstream(fields, body):
+        return exc
+    found = await _dangling(reach, fields, body, set())
+    return guard_error(found, server_now()) if found else exc
+
+
+async def prefetch_refs(
+    reach: Reach, fields: AbcMapping[str, Field], body: AbcMapping[str, Any]
+) -> None:
+    """The records a write names, read into this request's memo (`_seen`) so that its
+    receipt's labels need no read of their own; nothing fails the write."""
+    wanted = [
+        (field, ref)
+        for name, value in body.items()
+        if (field := fields.get(name)) is not None and field.entity in reach.mapping.entities
+        for ref in dict.fromkeys(ref_ids(field, value))
+    ]
+    entities = reach.mapping.entities
+    with contextlib.suppress(ProtocolError):
+        await bounded(
+            reach.fanout,
+            (seen.get_record(reach.upstream, entities[f.entity or ""], i) for f, i in wanted),
+        )
 
 
 async def _dangling(

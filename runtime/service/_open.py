@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from runtime.mapping import Withheld, load_mapping, stamp_status
+from runtime.mapping import Withheld, load_mapping, stamp_status, unproven_ref_checks
 from runtime.store import Store, default_store_url, state_dir
 from runtime.upstream import UpstreamClient
 
@@ -38,7 +38,9 @@ def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
         # --allow-unverified, what the run could not exercise is served too, never what
         # it disproved.
         mapping, withheld = status.stamp.withhold(mapping, unproven=not options.allow_unverified)
-    elif not options.allow_unverified:
+    elif options.allow_unverified:
+        mapping = unproven_ref_checks(mapping)
+    else:
         raise GateRefused(
             f"{options.mapping_path}: {status.reason}. Prove it first with "
             f"`a2map verify {options.mapping_path}` (or serve it anyway with --allow-unverified)."

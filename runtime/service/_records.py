@@ -5,6 +5,8 @@ Nothing is reported done that a fresh read of the upstream does not show (§9 to
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping as AbcMapping
 from typing import Any
 
 from runtime.mapping import Entity, Field
@@ -12,13 +14,18 @@ from runtime.protocol import ProtocolError, not_stored_error, read_back
 from runtime.query import Compare, Literal, Path
 from runtime.upstream import delete_not_done, native_filter, unproven_unreferenced
 
+from ._guard import prefetch_refs, upstream_refusal
 from ._reach import Reach
 
 REFERENCE_EXAMPLES = 10
 
 
 async def create(reach: Reach, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
-    written = await reach.upstream.create_record(entity, _declared_only(entity, body))
+    fields = entity.create_fields()
+    try:
+        written = await reach.upstream.create_record(entity, _declared_only(entity, body))
+    except ProtocolError as exc:
+        raise await upstream_refusal(reach, fields, body, exc) from exc
     record_id = str(written["id"])
     chosen = body.get("id") if entity.id_client else None
     if chosen is not None and record_id != str(chosen):
@@ -27,16 +34,21 @@ async def create(reach: Reach, entity: Entity, body: dict[str, Any]) -> dict[str
             entity.name, record_id, [{"code": "not_stored", "field": "id", "expected": chosen,
                                       "got": record_id}],
         )  # fmt: skip
-    return await _read_back(reach, entity, record_id, body)
+    return await _read_back(reach, entity, record_id, body, fields)
 
 
 async def update(
     reach: Reach, entity: Entity, record_id: str, body: dict[str, Any]
 ) -> dict[str, Any]:
-    written = await reach.upstream.update_record(entity, record_id, _declared_only(entity, body))
+    try:
+        written = await reach.upstream.update_record(
+            entity, record_id, _declared_only(entity, body)
+        )
+    except ProtocolError as exc:
+        raise await upstream_refusal(reach, entity.fields, body, exc) from exc
     if written is None:
         raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
-    return await _read_back(reach, entity, record_id, body)
+    return await _read_back(reach, entity, record_id, body, entity.fields)
 
 
 def _declared_only(entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
@@ -53,11 +65,15 @@ _UNREAD = (
 
 
 async def _read_back(
-    reach: Reach, entity: Entity, record_id: str, body: dict[str, Any]
-) -> dict[str, Any]:
-    """A fresh read of what was stored, compared value by value with what was asked."""
+    reach: Reach, entity: Entity, record_id: str, body: dict[str, Any],
+    fields: AbcMapping[str, Field],
+) -> dict[str, Any]:  # fmt: skip
+    """A fresh read of what was stored, compared value by value with what was asked;
+    the records the write names are read for its receipt at the same time."""
     try:
-        stored = await reach.upstream.get_record(entity, record_id)
+        stored, _ = await asyncio.gather(
+            reach.upstream.get_record(entity, record_id), prefetch_refs(reach, fields, body)
+        )
     except ProtocolError as exc:
         raise exc.adding(_UNREAD, id=record_id, outcomeUnknown=True) from exc
     if stored is None:
