@@ -200,7 +200,14 @@ def test_the_verifier_proves_the_probed_mapping(verified: tuple[Path, dict[str, 
     notes = {c["claim"]: c["note"] for c in report["checks"] if c["outcome"] == "passed"}
     assert notes["entities.cards.fields.title.required"].startswith("the upstream refuses")
     assert notes["entities.cards.fields.list_id.required"].startswith("the upstream refuses")
-    assert notes["entities.cards.fields.list_id.upstreamOnDelete"].startswith("observed cascade")
+    # The mapping says nothing of these: what the upstream does is learned, not passed.
+    learned = {x["claim"]: x for x in report["learned"]}
+    effect = learned["entities.cards.fields.list_id.upstreamOnDelete"]
+    assert effect["text"] == "deleting a lists record acts as cascade"
+    assert effect["corrections"][0]["value"] == "cascade"
+    checked = learned["entities.cards.fields.list_id.upstreamChecksRef"]
+    assert checked["corrections"][0]["value"] is True, checked
+    assert "entities.cards.fields.list_id.upstreamOnDelete" not in notes
     assert report["proven"]["filters"]["cards"] == {f: ["="] for f in FILTERS["cards"]}
 
 
