@@ -16,7 +16,7 @@ from typing import Any
 
 from runtime.mapping import Entity
 
-from ._values import EMAIL, LIST, OMIT, SAMPLE, SLUG, URL, UUID
+from ._values import EMAIL, IP, LIST, OMIT, SAMPLE, SLUG, URL, UUID
 
 # Refused creates retried per create; every round changes only fields the last
 # refusal named, so more rounds are needed only when the upstream reports one field
@@ -37,6 +37,7 @@ _ASKS: tuple[tuple[re.Pattern[str], str], ...] = (
         OMIT,
     ),
     (re.compile(r"\buuid|guid\b", re.IGNORECASE), UUID),
+    (re.compile(r"\bip ?(v[46] ?)?address|\bipv[46]\b", re.IGNORECASE), IP),
     (re.compile(r"e-?mail", re.IGNORECASE), EMAIL),
     (re.compile(r"\b(url|uri|http|https|link)\b", re.IGNORECASE), URL),
     (re.compile(r"\b(list|array|sequence)\b", re.IGNORECASE), LIST),

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import ipaddress
 import re
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from runtime.mapping import Entity, Field
@@ -39,18 +40,52 @@ OMIT = "omit"
 # Stored values kept per field as models for `SAMPLE`.
 SAMPLES_KEPT = 3
 _SLUG = re.compile(r"^[a-z0-9_-]+$")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+IP = "ip"
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        return str(uuid.UUID(text)) == text.lower()
+    except ValueError:
+        return False
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+# Text shapes stored values may share, narrowest first: a UUID is in a slug's alphabet
+# too, and must be told apart before it.
+_TEXT_SHAPES: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    (UUID, _is_uuid),
+    (IP, _is_ip),
+    (EMAIL, lambda v: _EMAIL.match(v) is not None),
+    (URL, lambda v: v.startswith(("http://", "https://"))),
+    (SLUG, lambda v: _SLUG.match(v) is not None),
+)
 
 
 def sampled_shapes(entity: Entity, records: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     """The shapes every stored value of a field shares, so made-up values keep to them."""
     shapes: dict[str, str] = {}
     listed = list(records)
+    tagged = tag_field(entity)
     for field in entity.fields.values():
         values = [r[field.name] for r in listed if r.get(field.name) is not None]
         if not values:
             continue
-        if field.type == "string" and all(isinstance(v, str) and _SLUG.match(v) for v in values):
-            shapes[field.name] = SLUG
+        text = field.type == "string" and all(isinstance(v, str) for v in values)
+        # The field carrying the run marker keeps it first (sweeps match it at the
+        # start): no shape that would drop or move it.
+        kinds = [k for k in _TEXT_SHAPES if field is not tagged or k[0] not in (UUID, IP, URL)]
+        shape = next((k for k, fits in kinds if text and all(map(fits, values))), None)
+        if shape is not None:
+            shapes[field.name] = shape
         elif field.type == "json" and all(isinstance(v, list) for v in values):
             shapes[field.name] = LIST
     return shapes
@@ -149,6 +184,9 @@ def _shaped(text: str, shape: str | None) -> str:
         return f"https://example.com/{_slug(text)}"
     if shape == UUID:
         return str(uuid.uuid5(uuid.NAMESPACE_URL, text))
+    if shape == IP:
+        # An address of the range kept for documentation (RFC 5737), one per text.
+        return f"192.0.2.{1 + int(uuid.uuid5(uuid.NAMESPACE_URL, text)) % 254}"
     return text
 
 

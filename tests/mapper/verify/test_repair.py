@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mapper.verify._repair import asked, reshaped
-from mapper.verify._values import EMAIL, LIST, OMIT, SAMPLE, SLUG, URL, UUID, scalar
+from mapper.verify._values import EMAIL, IP, LIST, OMIT, SAMPLE, SLUG, URL, UUID, scalar
 from runtime.mapping import Entity, Field
 
 FIELDS = {
@@ -32,6 +32,8 @@ BODY = {"name": "a2v x", "owner_id": "a2v o", "pool": "a2v p", "template": {}, "
         ("Artifact key must only contain lowercase letters, numbers, and dashes.", [SLUG]),
         ("Input should be a valid UUID, invalid character: found `v` at 2", [UUID, SLUG]),
         ("Enter a valid email address.", [EMAIL]),
+        ("Enter a valid IPv4 or IPv6 address.", [IP]),
+        ("value is not a valid IPv4 address", [IP]),
         ("Enter a valid URL.", [URL]),
         ("Input should be a valid list", [LIST]),
         ("Work pool 'a2v p' not found.", [OMIT]),
@@ -101,6 +103,7 @@ def test_each_named_field_gets_its_next_shape(
         (EMAIL, lambda v: v == "a2v-0123456789-things-4@example.com"),
         (URL, lambda v: v == "https://example.com/a2v-0123456789-things-4"),
         (UUID, lambda v: len(v) == 36 and v.count("-") == 4),
+        (IP, lambda v: v.startswith("192.0.2.") and 1 <= int(v.rsplit(".", 1)[1]) <= 254),
     ],
 )
 def test_text_takes_the_shape_a_refusal_asked_for(shape: str, check: Any) -> None:

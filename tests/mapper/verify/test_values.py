@@ -77,6 +77,33 @@ def test_values_keep_to_the_shape_stored_records_share() -> None:
     assert sampled_shapes(cards, mixed) == {}
 
 
+TEXT_SHAPES = [
+    ("uuid", ["7c9e6679-7425-40de-944b-e07fc1f90ae7", "16fd2706-8baf-433b-82eb-8c7fada847da"]),
+    ("ip", ["10.0.0.1", "2001:db8::1"]),
+    ("email", ["ada@example.com", "grace@navy.mil"]),
+    ("url", ["https://example.com/a", "http://example.org"]),
+    ("slug", ["flow-2", "var_07"]),
+]
+
+
+@pytest.mark.parametrize(("shape", "stored"), TEXT_SHAPES, ids=[s for s, _ in TEXT_SHAPES])
+def test_text_keeps_to_the_shape_every_stored_value_shows(shape: str, stored: list[str]) -> None:
+    """A field stored as UUIDs, addresses, emails or URLs gets one; the field carrying the
+    run marker never a shape that would drop it."""
+    cards = mapping().entities["cards"]
+    note = Field("note", "string", ("note",))
+    cards = dataclasses.replace(cards, fields={**cards.fields, "note": note})
+    records = [{"title": v, "note": v} for v in stored]
+    shapes = sampled_shapes(cards, records)
+    assert shapes.get("note") == shape
+    # The marker's field: a UUID is in a slug's alphabet too; an address or a URL would
+    # drop the marker or move it from the start, where sweeps match it.
+    assert shapes.get("title") == {"uuid": "slug", "ip": None, "url": None}.get(shape, shape)
+    body = body_for(cards, run_id="0123456789", n=4, variant=0, refs={}, shapes=shapes)
+    assert sampled_shapes(cards, [{"note": body["note"]}]).get("note") == shape
+    assert RUN_MARK.match(body["title"])
+
+
 def test_the_guard_predicts_refusal_outside_a_closed_enum() -> None:
     cards = mapping().entities["cards"]
     [violation] = guard(cards, {"priority": OUTSIDE_ENUM}, create=False)
