@@ -12,6 +12,28 @@ from ._security import rate_key
 from ._state import RuntimeState
 
 
+def entry(
+    caller: Caller | None,
+    target: str,
+    outcome: str,
+    *,
+    record_id: str | None = None,
+    code: str | None = None,
+    asserted_agent: str | None = None,
+) -> dict[str, str | None]:
+    """One audit entry's fields; `credential_id` is a grant id, never a token."""
+    return {
+        "target": target,
+        "outcome": outcome,
+        "credential_id": caller.credential_id if caller else None,
+        "agent_name": caller.agent_name if caller else None,
+        "asserted_agent": asserted_agent,
+        "principal": caller.principal if caller else None,
+        "record_id": record_id,
+        "code": code,
+    }
+
+
 def audit(
     state: RuntimeState,
     caller: Caller | None,
@@ -22,29 +44,28 @@ def audit(
     code: str | None = None,
     asserted_agent: str | None = None,
 ) -> None:
-    entry = {
-        "target": target,
-        "outcome": outcome,
-        "credential_id": caller.credential_id if caller else None,
-        "agent_name": caller.agent_name if caller else None,
-        "asserted_agent": asserted_agent,
-        "principal": caller.principal if caller else None,
-        "record_id": record_id,
-        "code": code,
-    }
+    """An attempt that wrote nothing, in the store and the file (a successful write's
+    entry is committed with the rest of its end: `_chain`)."""
     state.store.add_audit(
         app_id=state.mapping.app.id,
         target=target,
         outcome=outcome,
-        credential_id=entry["credential_id"],
-        agent_name=entry["agent_name"],
+        credential_id=caller.credential_id if caller else None,
+        agent_name=caller.agent_name if caller else None,
         asserted_agent=asserted_agent,
-        principal=entry["principal"],
+        principal=caller.principal if caller else None,
         record_id=record_id,
         code=code,
     )
+    to_file(state, entry(
+        caller, target, outcome, record_id=record_id, code=code, asserted_agent=asserted_agent
+    ))  # fmt: skip
+
+
+def to_file(state: RuntimeState, fields: dict[str, str | None]) -> None:
+    """The entry as one JSON line of the audit file, when there is one."""
     if state.audit_file is not None:
-        line = json.dumps({"at": server_now(), "app": state.mapping.app.id, **entry})
+        line = json.dumps({"at": server_now(), "app": state.mapping.app.id, **fields})
         # One short O_APPEND write per entry: lines from several processes never interleave.
         fd = os.open(state.audit_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:

@@ -1,7 +1,7 @@
 """The write chain, written once (protocol §4.3, §12, §20):
 
     authorise → checks → idempotency ⇄ guard → act (upstream, read-back)
-              → idempotency kept → receipt → audit → dataVersion
+              → receipt → one commit: idempotency kept, receipt, audit, dataVersion
 
 Record writes reserve the key before the guard runs; operations guard their
 arguments first (`Order`). Which refusals are audited differs the same way and is
@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.protocol import Caller, ProtocolError
+from runtime.store import WriteEnd
 
 from . import _seen as seen
-from ._audit import audit
+from ._audit import audit, entry, to_file
 from ._idempotency import Idempotency
+from ._receipts import Kept
 from ._state import RuntimeState
 
 
@@ -54,7 +56,7 @@ class Write:
 Checks = Callable[[Caller], None]
 Guard = Callable[[], Awaitable[dict[str, Any]]]
 Act = Callable[[Caller, dict[str, Any]], Awaitable[Done]]
-Receipt = Callable[[Caller, dict[str, Any], Done], Awaitable[str]]
+Receipt = Callable[[Caller, dict[str, Any], Done], Awaitable[Kept]]
 
 
 def asserted_agent(headers: dict[str, str]) -> str | None:
@@ -113,9 +115,21 @@ async def run_write(
         if isinstance(exc, ProtocolError):
             rejected(exc)
         raise
-    idem.complete(record_id=done.record_id, operation=write.operation)
-    text = await receipt(caller, values, done)
-    audit(state, caller, write.target, "ok", record_id=done.record_id, asserted_agent=agent)
-    if done.changed:
-        state.store.bump_data_version(state.mapping.app.id)
-    return done, text
+    try:
+        kept = await receipt(caller, values, done)
+    except BaseException:
+        idem.complete(record_id=done.record_id, operation=write.operation)  # it landed
+        raise
+    # One commit: the key's end, the receipt, the audit entry, the data version.
+    state.store.finish_write(
+        WriteEnd(
+            app_id=state.mapping.app.id, target=write.target, record_id=done.record_id,
+            credential_id=caller.credential_id, agent_name=caller.agent_name,
+            principal=caller.principal, asserted_agent=agent, receipt_target=kept.target,
+            receipt_record_id=kept.record_id, receipt=kept.text,
+            idempotency=idem.handed_over(), operation=write.operation, counted=done.changed,
+        )
+    )  # fmt: skip
+    to_file(state, entry(caller, write.target, "ok", record_id=done.record_id,
+                         asserted_agent=agent))  # fmt: skip
+    return done, kept.text

@@ -53,6 +53,13 @@ class Idempotency:
             said = " was already used"
         raise ProtocolError("duplicate_request", f"Idempotency key {self.key!r}{said}.", **extra)
 
+    def handed_over(self) -> tuple[str, str] | None:
+        """The held key, handed to the commit that ends the write (`Store.finish_write`)."""
+        if not (self.held and self.key):
+            return None
+        self.held = False
+        return self.scope, self.key
+
     def complete(self, *, record_id: str | None = None, operation: str | None = None) -> None:
         self._finish(record_id=record_id, operation=operation, outcome=None)
 

@@ -118,10 +118,10 @@ async def run_operation(
             return Done({"jobId": state.jobs.start(op, args)}, changed=False)
         return Done(await execute(state, op, args), changed=not op.read_only)
 
-    async def receipt(caller: Caller, args: dict[str, Any], done: Done) -> str:
+    async def receipt(caller: Caller, args: dict[str, Any], done: Done) -> receipts.Kept:
         suffix = f" (job {done.result['jobId']})." if op.job is not None else ""
         target = await _target(state, op, args)
-        return receipts.for_operation(state, caller, op.name, target, suffix)
+        return receipts.for_operation(op.name, target, suffix)
 
     done, text = await run_write(
         state, headers, write, checks=checks, guard=guard, act=act, receipt=receipt

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping as AbcMapping
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -45,45 +46,37 @@ async def _ref_labels(
     return labels
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """A receipt as the store keeps it, committed with the rest of its write's end."""
+
+    target: str
+    record_id: str | None
+    text: str
+
+
 async def for_record(
     state: RuntimeState,
-    caller: Caller,
     verb: str,
     entity: Entity,
     record: AbcMapping[str, Any],
     shown: Sequence[str],
-) -> str:
+) -> Kept:
     labels = await _ref_labels(state, entity, record, shown)
     text = record_receipt(verb, entity, record, shown, labels)
-    _keep(state, caller, f"data:{entity.name}", str(record.get("id")), text)
-    return text
+    return Kept(f"data:{entity.name}", str(record.get("id")), text)
 
 
 def for_operation(
-    state: RuntimeState,
-    caller: Caller,
     name: str,
     target: tuple[Entity, AbcMapping[str, Any]] | None,
     suffix: str = "",
-) -> str:
+) -> Kept:
     text = operation_receipt(name, target)
     if suffix:
         text = text[:-1] + suffix
     record_id = str(target[1].get("id")) if target else None
-    _keep(state, caller, f"op:{name}", record_id, text)
-    return text
-
-
-def _keep(
-    state: RuntimeState, caller: Caller, target: str, record_id: str | None, text: str
-) -> None:
-    state.store.add_receipt(
-        app_id=state.mapping.app.id,
-        target=target,
-        text=text,
-        credential_id=caller.credential_id,
-        record_id=record_id,
-    )
+    return Kept(f"op:{name}", record_id, text)
 
 
 def header(text: str) -> dict[str, str]:

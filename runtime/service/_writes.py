@@ -91,10 +91,8 @@ async def create_record(
         stored = await create(state, entity, values)
         return Done(stored, str(stored["id"]))
 
-    async def receipt(caller: Caller, values: dict[str, Any], done: Done) -> str:
-        return await receipts.for_record(
-            state, caller, "Created", entity, done.result, list(values)
-        )
+    async def receipt(caller: Caller, values: dict[str, Any], done: Done) -> receipts.Kept:
+        return await receipts.for_record(state, "Created", entity, done.result, list(values))
 
     done, text = await run_write(
         state, headers, write, checks=_checks(state, entity, precheck, fields, "create"),
@@ -124,10 +122,8 @@ async def update_record(
         stored = await update(state, entity, record_id, values)
         return Done(stored, str(stored["id"]))
 
-    async def receipt(caller: Caller, values: dict[str, Any], done: Done) -> str:
-        return await receipts.for_record(
-            state, caller, "Updated", entity, done.result, list(values)
-        )
+    async def receipt(caller: Caller, values: dict[str, Any], done: Done) -> receipts.Kept:
+        return await receipts.for_record(state, "Updated", entity, done.result, list(values))
 
     done, text = await run_write(
         state, headers, write, checks=_checks(state, entity, precheck, fields, "update"),
@@ -150,8 +146,8 @@ async def delete_record(
         gone.update(await delete(state, entity, record_id))
         return Done({"a2app": True, "ok": True, "deleted": record_id}, record_id)
 
-    async def receipt(caller: Caller, values: dict[str, Any], done: Done) -> str:
-        return await receipts.for_record(state, caller, "Deleted", entity, gone, ())
+    async def receipt(caller: Caller, values: dict[str, Any], done: Done) -> receipts.Kept:
+        return await receipts.for_record(state, "Deleted", entity, gone, ())
 
     done, text = await run_write(
         state, headers, write, checks=_checks(state, entity, precheck, fields, "delete"),

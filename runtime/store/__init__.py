@@ -7,6 +7,7 @@ from ._errors import StoreMissingError as StoreMissingError
 from ._errors import StoreUnavailableError as StoreUnavailableError
 from ._errors import StoreUrlError as StoreUrlError
 from ._errors import TokenFileError as TokenFileError
+from ._finish import WriteEnd as WriteEnd
 from ._grants import LOCAL_GRANT_ID as LOCAL_GRANT_ID
 from ._rows import Approval as Approval
 from ._rows import ApprovalState as ApprovalState
@@ -38,6 +39,7 @@ __all__ = [
     "StoreUnavailableError",
     "StoreUrlError",
     "TokenFileError",
+    "WriteEnd",
     "default_store_url",
     "new_token",
     "state_dir",

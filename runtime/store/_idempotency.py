@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sqlalchemy import ColumnElement, and_, delete, insert, select, update
+from sqlalchemy.engine import Connection
 
 from ._base import StoreBase
 from ._rows import IdemState
@@ -75,6 +76,13 @@ class IdempotencyMixin(StoreBase):
         `outcome` is None for a success; `unknown` or `partial` keep the key after a
         failure that may have written, so a retry cannot write a second time.
         """
+        with self._write() as conn:
+            self._complete_key(conn, app_id, scope, key, record_id, operation, outcome, ttl_seconds)
+
+    def _complete_key(
+        self, conn: Connection, app_id: str, scope: str, key: str, record_id: str | None,
+        operation: str | None, outcome: str | None, ttl_seconds: int = DAY,
+    ) -> None:  # fmt: skip
         now = self._now()
         values = {
             "record_id": record_id,
@@ -83,12 +91,11 @@ class IdempotencyMixin(StoreBase):
             "completed_at": now,
             "expires_at": now + timedelta(seconds=ttl_seconds),
         }
-        with self._write() as conn:
-            done = conn.execute(update(keys).where(self._pk(app_id, scope, key)).values(values))
-            if done.rowcount == 0:
-                # the lease ran out and was purged while the request ran
-                row = {"app_id": app_id, "scope": scope, "key": key, "created_at": now}
-                self._insert_if_absent(conn, insert(keys).values(**row, **values))
+        done = conn.execute(update(keys).where(self._pk(app_id, scope, key)).values(values))
+        if done.rowcount == 0:
+            # the lease ran out and was purged while the request ran
+            row = {"app_id": app_id, "scope": scope, "key": key, "created_at": now}
+            self._insert_if_absent(conn, insert(keys).values(**row, **values))
 
     def release_idempotency_key(self, app_id: str, scope: str, key: str) -> None:
         """Free a key whose first request failed, so a retry runs anew."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import insert, select, text
+from sqlalchemy.engine import Connection
 
 from ._base import StoreBase
 from ._rows import AuditEntry, Receipt
@@ -42,7 +43,11 @@ class JournalMixin(StoreBase):
             "code": code,
         }
         with self._write() as conn:
-            return _new_id(conn.execute(insert(audit).values(row)).inserted_primary_key)
+            return self._append_audit(conn, row)
+
+    @staticmethod
+    def _append_audit(conn: Connection, row: dict[str, Any]) -> int:
+        return _new_id(conn.execute(insert(audit).values(row)).inserted_primary_key)
 
     def audit_entries(self, app_id: str, cursor: int = 0, limit: int = 100) -> list[AuditEntry]:
         query = (
@@ -73,11 +78,15 @@ class JournalMixin(StoreBase):
             "text": text,
         }
         with self._write() as conn:
-            if conn.dialect.name == "postgresql":
-                # Sequence values are handed out before commit, so without this
-                # a reader could page past an id that commits a moment later.
-                conn.execute(_receipt_lock, {"cls": _PG_RECEIPT_LOCK, "app": app_id})
-            return _new_id(conn.execute(insert(receipts).values(row)).inserted_primary_key)
+            return self._append_receipt(conn, row)
+
+    @staticmethod
+    def _append_receipt(conn: Connection, row: dict[str, Any]) -> int:
+        if conn.dialect.name == "postgresql":
+            # Sequence values are handed out before commit, so without this a reader
+            # could page past an id that commits a moment later.
+            conn.execute(_receipt_lock, {"cls": _PG_RECEIPT_LOCK, "app": row["app_id"]})
+        return _new_id(conn.execute(insert(receipts).values(row)).inserted_primary_key)
 
     def receipts_since(self, app_id: str, cursor: int = 0, limit: int = 100) -> list[Receipt]:
         """Receipts with an id above `cursor`, oldest first."""

@@ -10,19 +10,17 @@ from sqlalchemy import Engine
 from ._approvals import ApprovalsMixin
 from ._base import Clock
 from ._engine import WRITE_OPTIONS, create_store_engine, require_schema, upgrade_schema
+from ._finish import FinishMixin
 from ._grants import GrantsMixin
-from ._idempotency import IdempotencyMixin
 from ._jobs import JobsMixin
-from ._journal import JournalMixin
 from ._url import parse_url, safe_url
-from ._versions import VersionsMixin
 
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class Store(GrantsMixin, VersionsMixin, IdempotencyMixin, ApprovalsMixin, JournalMixin, JobsMixin):
+class Store(GrantsMixin, FinishMixin, ApprovalsMixin, JobsMixin):
     """The runtime's state. Open with `Store.open(url)`; every method is one short transaction.
 
     Methods are synchronous and thread-safe; several processes may share one

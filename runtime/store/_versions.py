@@ -42,17 +42,20 @@ class VersionsMixin(StoreBase):
 
     def bump_data_version(self, app_id: str) -> str:
         """Count one successful data change; atomic across processes."""
+        with self._write() as conn:
+            return self._bump(conn, app_id)
+
+    def _bump(self, conn: Connection, app_id: str) -> str:
         increment = (
             update(data_versions)
             .where(data_versions.c.app_id == app_id)
             .values(counter=data_versions.c.counter + 1)
         )
-        with self._write() as conn:
-            # the UPDATE holds the row until commit, so the read below sees our own count
-            if conn.execute(increment).rowcount == 0:
-                self._start(conn, app_id)
-                conn.execute(increment)
-            return self._current(conn, app_id)
+        # the UPDATE holds the row until commit, so the read below sees our own count
+        if conn.execute(increment).rowcount == 0:
+            self._start(conn, app_id)
+            conn.execute(increment)
+        return self._current(conn, app_id)
 
     def _start(self, conn: Connection, app_id: str) -> None:
         epoch = base36(int(self._now().timestamp() * 1000))
