@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from runtime.store import Approval, Decision, Store
-
 from ._storecli import StoreOption, echo_table, fail, opened, usage
+
+if TYPE_CHECKING:  # `a2map --help` loads no store
+    from runtime.store import Approval, Decision, Store
 
 MIN_PREFIX = 8
 SHORT_KEY = 12

@@ -7,11 +7,11 @@ import difflib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from runtime.mapping import MappingError, load_mapping
-
 
 def mapping_scope_problems(path: Path, scopes: Iterable[str], app_id: str | None) -> str | None:
     """One line naming every scope `path` does not declare, or None when all are declared."""
+    from runtime.mapping import MappingError, load_mapping  # only when a mapping is named
+
     try:
         # the mapping's names are all that matter: its ${VARS} need not be set here
         mapping = load_mapping(path, resolve_env=False)

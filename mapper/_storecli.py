@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from runtime.store import Store, StoreError, StoreMissingError, StoreUrlError, default_store_url
-
 from ._exits import Exit
+
+if TYPE_CHECKING:  # `a2map --help` loads no store
+    from runtime.store import Store
 
 StoreOption = Annotated[
     str | None,
@@ -30,6 +31,14 @@ def opened(url: str | None, *, create: bool, missing_hint: str = "") -> Iterator
     `create=False` is for commands that only look at a store: a store that
     does not exist is an error (exit 1) rather than a new empty one.
     """
+    from runtime.store import (
+        Store,
+        StoreError,
+        StoreMissingError,
+        StoreUrlError,
+        default_store_url,
+    )
+
     target = url or default_store_url(create=create)
     try:
         store = Store.open(target, create=create)

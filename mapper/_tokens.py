@@ -10,14 +10,15 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from runtime.store import Grant, new_token
-
 from ._scopes import mapping_scope_problems
 from ._storecli import StoreOption, echo_table, fail, note, opened, usage
+
+if TYPE_CHECKING:  # `a2map --help` loads no store
+    from runtime.store import Grant
 
 _SCOPE = re.compile(r"\*|data:[A-Za-z_][A-Za-z0-9_]*:(read|write)|op:[a-z][a-z0-9-]{0,63}")
 _SCOPE_HELP = "a scope is *, data:<entity>:read, data:<entity>:write or op:<operation>"
@@ -85,6 +86,8 @@ def create(
         problem = mapping_scope_problems(mapping, wanted, app_id)
         if problem:
             usage(problem)
+    from runtime.store import new_token
+
     value = token if token is not None else new_token()
     with opened(store, create=True) as store_:
         grant = store_.create_grant(

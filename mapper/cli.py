@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from ._approvals import approvals_app
-from ._lint import lint_files
 from ._tokens import token_app
 
 app = typer.Typer(
@@ -32,6 +31,8 @@ def lint(
     files: Annotated[list[Path], typer.Argument(help="mapping files to check", show_default=False)],
 ) -> None:
     """Validate mapping files offline. Exit 0 valid, 1 invalid, 2 usage."""
+    from ._lint import lint_files
+
     raise typer.Exit(lint_files(files))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -50,3 +52,18 @@ def test_flags_show_as_flags(path: tuple[str, ...]) -> None:
     for flag in [*_flags(path), "--help"]:
         [line] = [line for line in lines if line.strip().startswith(flag + " ")]
         assert line.split(flag, 1)[1].startswith("  "), line
+
+
+def test_the_command_loads_only_what_a_command_uses() -> None:
+    """`a2map --help` (and so every command's start) loads no store, no database
+    driver and no mapping model: each command imports what it uses when it runs."""
+    probe = (
+        "import sys, mapper.cli; "
+        "print(' '.join(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('sqlalchemy', 'alembic', 'httpx', 'jsonschema', 'yaml') "
+        "or m.startswith(('runtime.store', 'runtime.mapping', 'runtime.upstream')))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == []
