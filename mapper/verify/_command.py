@@ -137,12 +137,14 @@ def _stamp(mapping_path: Path, mapping: Mapping, report: Report) -> None:
 
 
 def _corrected(mapping_path: Path, report: Report, target: Path) -> None:
-    corrections = [c for r in report.failures if r.failure for c in r.failure.corrections]
+    fixes = [c for r in report.failures if r.failure for c in r.failure.corrections]
     # What the run learned where the mapping said nothing is recorded too.
-    corrections += [c for x in report.learned for c in x.corrections]
-    text, missed = corrected_text(mapping_path.read_text(encoding="utf-8"), corrections)
+    learned = [c for x in report.learned for c in x.corrections]
+    text, missed = corrected_text(mapping_path.read_text(encoding="utf-8"), fixes + learned)
     target.write_text(text, encoding="utf-8")
-    print(f"corrected copy: {target} ({len(corrections) - len(missed)} change(s))")
+    applied = len(fixes) + len(learned) - len(missed)
+    print(f"corrected copy: {target} ({applied} change(s): {len(fixes)} correction(s) of "
+          f"refused claims, {len(learned)} learned)")  # fmt: skip
     for fix in missed:
         print(f"  could not apply: {fix.describe()}")
     _, problems = check_text(text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -78,6 +79,14 @@ def test_an_upstream_dropping_a_field_is_refused_with_the_fix(
     assert "due: sent" in create["message"] and create["request"].startswith("GET /api/cards/")
     assert '"due":null' in create["response"]
     assert "readOnly: true" in corrected.read_text().split("due:")[1].splitlines()[0]
+    # The copy also records what the run learned where the mapping said nothing.
+    said = re.search(r"corrected copy: .* \((\d+) change\(s\): (\d+) correction\(s\) of "
+                     r"refused claims, (\d+) learned\)", done.stdout)  # fmt: skip
+    assert said is not None, done.stdout
+    applied, fixes, learned = map(int, said.groups())
+    assert fixes >= 1 and learned >= 1 and applied <= fixes + learned
+    lists = corrected.read_text().split("\n  lists:")[1].split("\n  cards:")[0]
+    assert "upstreamChecksRef: true" in lists  # lists.board: Django refuses a missing board
     assert mapping.read_text() == (ROOT / "mappings" / "kanban-drf.yaml").read_text()
     assert not marked(upstream_state(server))
 
