@@ -4,12 +4,26 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TypedDict
 
 from runtime.protocol import Caller, ProtocolError
 
 from ._clock import server_now
 from ._security import rate_key
 from ._state import RuntimeState
+
+
+class Entry(TypedDict):
+    """One audit entry's fields; `credential_id` is a grant id, never a token."""
+
+    target: str
+    outcome: str
+    credential_id: str | None
+    agent_name: str | None
+    asserted_agent: str | None
+    principal: str | None
+    record_id: str | None
+    code: str | None
 
 
 def entry(
@@ -20,8 +34,7 @@ def entry(
     record_id: str | None = None,
     code: str | None = None,
     asserted_agent: str | None = None,
-) -> dict[str, str | None]:
-    """One audit entry's fields; `credential_id` is a grant id, never a token."""
+) -> Entry:
     return {
         "target": target,
         "outcome": outcome,
@@ -34,35 +47,14 @@ def entry(
     }
 
 
-def audit(
-    state: RuntimeState,
-    caller: Caller | None,
-    target: str,
-    outcome: str,
-    *,
-    record_id: str | None = None,
-    code: str | None = None,
-    asserted_agent: str | None = None,
-) -> None:
+def audit(state: RuntimeState, fields: Entry) -> None:
     """An attempt that wrote nothing, in the store and the file (a successful write's
     entry is committed with the rest of its end: `_chain`)."""
-    state.store.add_audit(
-        app_id=state.mapping.app.id,
-        target=target,
-        outcome=outcome,
-        credential_id=caller.credential_id if caller else None,
-        agent_name=caller.agent_name if caller else None,
-        asserted_agent=asserted_agent,
-        principal=caller.principal if caller else None,
-        record_id=record_id,
-        code=code,
-    )
-    to_file(state, entry(
-        caller, target, outcome, record_id=record_id, code=code, asserted_agent=asserted_agent
-    ))  # fmt: skip
+    state.store.add_audit(app_id=state.mapping.app.id, **fields)
+    to_file(state, fields)
 
 
-def to_file(state: RuntimeState, fields: dict[str, str | None]) -> None:
+def to_file(state: RuntimeState, fields: Entry) -> None:
     """The entry as one JSON line of the audit file, when there is one."""
     if state.audit_file is not None:
         line = json.dumps({"at": server_now(), "app": state.mapping.app.id, **fields})
@@ -80,5 +72,5 @@ def meter(state: RuntimeState, headers: dict[str, str], klass: str, *, audited: 
         state.limiter.hit(rate_key(headers), klass)
     except ProtocolError as exc:
         if audited:
-            audit(state, None, f"rate:{klass}", "rejected", code=exc.code)
+            audit(state, entry(None, f"rate:{klass}", "rejected", code=exc.code))
         raise

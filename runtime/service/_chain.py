@@ -69,7 +69,8 @@ def authorise_write(state: RuntimeState, headers: dict[str, str], write: Write) 
         return state.security.authorize(headers, write.scope, write=write.write)
     except ProtocolError as exc:
         if write.audit_unauthorised:
-            audit(state, None, write.target, "rejected", record_id=write.record_id, code=exc.code)
+            audit(state, entry(None, write.target, "rejected", record_id=write.record_id,
+                               code=exc.code))  # fmt: skip
         raise
 
 
@@ -95,8 +96,8 @@ async def run_write(
 
     def rejected(exc: ProtocolError) -> None:
         if exc.code not in write.unaudited:
-            audit(state, caller, write.target, "rejected", record_id=write.record_id,
-                  code=exc.code, asserted_agent=agent)  # fmt: skip
+            audit(state, entry(caller, write.target, "rejected", record_id=write.record_id,
+                               code=exc.code, asserted_agent=agent))  # fmt: skip
 
     guard_first = write.order is Order.GUARD_FIRST
     idem = Idempotency(state.store, state.mapping.app.id, write.idem_scope, write.idem_key)
