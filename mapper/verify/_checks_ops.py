@@ -34,9 +34,10 @@ from ._values import NO_VALUE, same, scalar
 from ._wire import evidence, last
 
 _PLACEHOLDER = re.compile(r"\{([^}]*)\}")
+ANSWERED = ("operations", "answered")  # in `Ctx.shared`: the operations that ran
 
 
-def _request(op: Operation) -> Request:
+def executor_request(op: Operation) -> Request:
     if op.crud is not None:
         # Its entity's write claims prove it, and withhold it with that write.
         raise NotAClaim("runs through its entity's create/update/delete, verified with the entity")
@@ -46,7 +47,7 @@ def _request(op: Operation) -> Request:
     return request
 
 
-def _may_run(ctx: Ctx, op: Operation, request: Request) -> None:
+def may_run(ctx: Ctx, op: Operation, request: Request) -> None:
     """Not proven unless everything the call can touch is the run's own."""
     if op.destructive and not ctx.options.include_destructive:
         raise Excluded(
@@ -100,33 +101,10 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
     """An operation runs with its declared params on the run's own records, as declared."""
     op = ctx.mapping.operation(str(subject.operation))
     assert op is not None
-    request = _request(op)
-    _may_run(ctx, op, request)
+    request = executor_request(op)
+    may_run(ctx, op, request)
     index = ctx.mapping.operations.index(op)
-    args: dict[str, Any] = {}
-    target: tuple[str, str] | None = None
-    made_up: list[str] = []  # params no record of the run fills: values made up
-    for name, param in op.params.items():
-        if param.is_ref and param.entity:
-            owner = ctx.entity(param.entity)
-            record = await _record_for(ctx, owner, destructive=op.destructive)
-            args[name] = [record["id"]] if param.type == "list<ref>" else record["id"]
-            if param.entity == op.entity and target is None:
-                target = (param.entity, record["id"])
-        elif (named := _own_field(ctx, op, name)) is not None:
-            record = await _record_for(ctx, named, destructive=op.destructive)
-            stored = await ctx.client.get_record(named, record["id"]) or {}
-            if stored.get(name) is None:
-                raise NotProven(f"the run's {named.name} record stores no {name} to call it with")
-            args[name] = stored[name]
-            if target is None:
-                target = (named.name, record["id"])
-        elif param.required:
-            value = scalar(param, variant=0, n=ctx.next_n())
-            if value is NO_VALUE:
-                raise NotProven(f"no {param.type} value for {name}")
-            args[name] = value
-            made_up.append(name)
+    args, target, made_up = await arguments(ctx, op)
     before = await _read(ctx, target) if target and op.read_only else None
     volatile: set[str] = set()
     if before is not None and target is not None:
@@ -176,8 +154,43 @@ async def operation_runs(ctx: Ctx, subject: Subject) -> str | None:
                 corrections=(Correction(("operations", index, READ_ONLY), "remove"),),
                 **evidence("GET"),
             )
+    # Seen answering with every ref naming a record: its 404 can now tell of one.
+    ctx.shared.setdefault(ANSWERED, set()).add(op.name)
     ran = "destructive, on a record created for it" if op.destructive else "answered"
     return f"{request.method} {path}: {ran}"
+
+
+async def arguments(
+    ctx: Ctx, op: Operation
+) -> tuple[dict[str, Any], tuple[str, str] | None, list[str]]:
+    """The call's arguments: each ref names a record of the run, a placeholder the value
+    the run's record stores there, any other required param a made-up value. Also the
+    record the call acts on (entity, id), and the params whose values were made up."""
+    args: dict[str, Any] = {}
+    target: tuple[str, str] | None = None
+    made_up: list[str] = []
+    for name, param in op.params.items():
+        if param.is_ref and param.entity:
+            owner = ctx.entity(param.entity)
+            record = await _record_for(ctx, owner, destructive=op.destructive)
+            args[name] = [record["id"]] if param.type == "list<ref>" else record["id"]
+            if param.entity == op.entity and target is None:
+                target = (param.entity, record["id"])
+        elif (named := _own_field(ctx, op, name)) is not None:
+            record = await _record_for(ctx, named, destructive=op.destructive)
+            stored = await ctx.client.get_record(named, record["id"]) or {}
+            if stored.get(name) is None:
+                raise NotProven(f"the run's {named.name} record stores no {name} to call it with")
+            args[name] = stored[name]
+            if target is None:
+                target = (named.name, record["id"])
+        elif param.required:
+            value = scalar(param, variant=0, n=ctx.next_n())
+            if value is NO_VALUE:
+                raise NotProven(f"no {param.type} value for {name}")
+            args[name] = value
+            made_up.append(name)
+    return args, target, made_up
 
 
 async def _record_for(ctx: Ctx, entity: Entity, *, destructive: bool) -> dict[str, Any]:

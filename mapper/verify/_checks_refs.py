@@ -7,8 +7,8 @@ id's form), confirmed absent by a read first. A refusal proves
 written is one made for the check and deleted at once. Where the mapping says nothing, what the
 upstream does is reported as learned and `--write-corrected` records it.
 
-The runtime checks every named record before a write either way; this claim is
-what would let it leave that check to the upstream.
+Proven `true` by a stamp, this claim lets the runtime leave the check of the named
+records to the upstream; otherwise it checks each before the write.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def _checkable(entity: Entity, field: Field) -> bool:
     writes=True,
     subjects=fields("a missing record is treated as upstreamChecksRef says", KEY, _checkable),
 )
-async def dangling_ref_refused(ctx: Ctx, subject: Subject) -> str | None:
+async def dangling_refrefused(ctx: Ctx, subject: Subject) -> str | None:
     """A write naming a record that does not exist is refused by the upstream when the
     mapping says `upstreamChecksRef: true`, and stored when it says `false`."""
     entity = ctx.entity(subject.entity)
@@ -94,7 +94,7 @@ async def _observe(ctx: Ctx, entity: Entity, field: Field) -> tuple[bool, str]:
             f"{entity.name} records cannot be deleted: none is left naming a missing record"
         )
     target = ctx.entity(field.entity)
-    missing = await _missing_id(ctx, target)
+    missing = await missing_id(ctx, target)
     value: Any = [missing] if field.type == "list<ref>" else missing
     if updates(entity) and not field.create_only:
         record = await ctx.fresh(entity)
@@ -103,7 +103,7 @@ async def _observe(ctx: Ctx, entity: Entity, field: Field) -> tuple[bool, str]:
                 ctx, entity, record, {field.name: value}, again_if_dropped=True
             )
             if refusal is not None:
-                return _refused(refusal, field, target)
+                return refused(refusal, field, target)
             stored = (await ctx.client.get_record(entity, record["id"]) or {}).get(field.name)
         finally:
             await ctx.ledger.drop(entity, record["id"])
@@ -114,7 +114,7 @@ async def _observe(ctx: Ctx, entity: Entity, field: Field) -> tuple[bool, str]:
     except ProtocolError as exc:
         if not rejected(exc):
             raise
-        return _refused(exc, field, target)
+        return refused(exc, field, target)
     try:
         stored = (await ctx.client.get_record(entity, made["id"]) or {}).get(field.name)
     finally:
@@ -122,7 +122,7 @@ async def _observe(ctx: Ctx, entity: Entity, field: Field) -> tuple[bool, str]:
     return _taken(target, missing, stored)
 
 
-def _refused(refusal: ProtocolError, field: Field, target: Entity) -> tuple[bool, str]:
+def refused(refusal: ProtocolError, field: Field, target: Entity) -> tuple[bool, str]:
     named = {str(v.get("field")) for v in violations(refusal) if v.get("field")}
     if named and field.name not in named:
         others = ", ".join(sorted(named))
@@ -147,7 +147,7 @@ def _taken(target: Entity, missing: str, stored: Any) -> tuple[bool, str]:
     return False, f"the upstream stores a reference to a missing {target.name} record"
 
 
-async def _missing_id(ctx: Ctx, target: Entity) -> str:
+async def missing_id(ctx: Ctx, target: Entity) -> str:
     """An id in the shape of the target's stored ids that names no record, by a read."""
     ids = [str(r["id"]) for r in (await ctx.snapshot(target)).records if "id" in r]
     if not ids:

@@ -36,15 +36,22 @@ def _by_reason(results: list[CheckResult]) -> list[str]:
     return lines
 
 
+# Claims on one field of an entity or one param of an operation, and how lines name
+# their owner.
+_PER_NAME = {("entities", "fields"): "", ("operations", "params"): "operation "}
+
+
 def _learned(report: Report) -> list[str]:
     """One line per finding; an attribute seen alike on several fields of one entity
     (`nullable: true`, a null clears it) is one line naming them."""
     grouped: dict[str, list[str]] = {}  # the line -> the fields it names
     for x in report.learned:
         parts = x.claim.split(".")
-        if len(parts) == 5 and parts[:3:2] == ["entities", "fields"] and len(x.corrections) == 1:
+        kind = tuple(parts[:3:2])
+        if len(parts) == 5 and kind in _PER_NAME and len(x.corrections) == 1:
             value = json.dumps(x.corrections[0].value)
-            grouped.setdefault(f"{parts[1]}: {parts[4]}: {value} ({x.text})", []).append(parts[3])
+            who = _PER_NAME[kind] + parts[1]
+            grouped.setdefault(f"{who}: {parts[4]}: {value} ({x.text})", []).append(parts[3])
         else:
             grouped.setdefault(f"{x.claim}: {x.text}", [])
     return [

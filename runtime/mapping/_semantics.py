@@ -114,11 +114,12 @@ def _check_field(
             problems.append(
                 Problem((*path, "writeSource"), "a readOnly field is never written; drop one")
             )
-        for key in ("onDelete", "upstreamOnDelete", "upstreamChecksRef"):
-            if key in spec and ftype not in _REF_TYPES:
-                problems.append(
-                    Problem((*path, key), f"{key} applies to ref and list<ref>, not {ftype}")
-                )
+    # A param takes upstreamChecksRef alone of these (the schema says so).
+    for key in ("onDelete", "upstreamOnDelete", "upstreamChecksRef"):
+        if key in spec and ftype not in _REF_TYPES:
+            problems.append(
+                Problem((*path, key), f"{key} applies to ref and list<ref>, not {ftype}")
+            )
     return problems
 
 

@@ -20,6 +20,7 @@ import dataclasses
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from collections.abc import Mapping as AbcMapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +29,11 @@ from typing import Any, Literal
 import httpx
 import jsonschema
 
-from ._model import Entity, FilterParam, Mapping, frozen_map
+from ._model import Entity, Field, FilterParam, Mapping, frozen_map
 from ._withheld import SCOPES, Refusal, Withheld, withhold
+
+# The claim that the upstream refuses a ref to a missing record, per field or param.
+CHECKS_REF = "upstreamChecksRef"
 
 STAMP_FORMAT = 1
 PARTIAL_STAMP_FORMAT = 2  # a stamp with refused claims, which an older gate must not serve
@@ -164,15 +168,24 @@ class Stamp:
 
         A filter or sort an owner marked proven in the file stays proven; the
         stamp only adds what the verifier proved. A sort spec counts as proven
-        only when every one of its fields was. `upstreamChecksRef: true` stands only
-        where this stamp proved it: the runtime leaves ref checks to the upstream
-        on that alone.
+        only when every one of its fields was. `upstreamChecksRef: true`, on a field
+        or an operation's param, stands only where this stamp proved it: the runtime
+        leaves ref checks to the upstream on that alone.
         """
         entities = {name: self._apply_entity(e) for name, e in mapping.entities.items()}
-        return dataclasses.replace(mapping, entities=frozen_map(entities))
+        operations = tuple(
+            dataclasses.replace(op, params=_ref_checks(op.params, self._param_proven(op.name)))
+            for op in mapping.operations
+        )
+        return dataclasses.replace(mapping, entities=frozen_map(entities), operations=operations)
 
     def ref_check_proven(self, entity: str, field_name: str) -> bool:
-        claim = f"entities.{entity}.fields.{field_name}.upstreamChecksRef"
+        return self.passed(f"entities.{entity}.fields.{field_name}.{CHECKS_REF}")
+
+    def _param_proven(self, operation: str) -> Callable[[str], bool]:
+        return lambda param: self.passed(f"operations.{operation}.params.{param}.{CHECKS_REF}")
+
+    def passed(self, claim: str) -> bool:
         return any(c.claim == claim and c.outcome == "passed" for c in self.checks)
 
     def _apply_entity(self, entity: Entity) -> Entity:
@@ -189,14 +202,8 @@ class Stamp:
         if sort is not None and not sort.proven and sort.fields:
             proven = all(self.sort_proven(entity.name, f) for f in sort.fields)
             sort = dataclasses.replace(sort, proven=proven)
-        fields = {
-            name: f if not f.upstream_checks_ref or self.ref_check_proven(entity.name, name)
-            else dataclasses.replace(f, upstream_checks_ref=None)
-            for name, f in entity.fields.items()
-        }  # fmt: skip
-        return dataclasses.replace(
-            entity, filters=frozen_map(filters), sort=sort, fields=frozen_map(fields)
-        )
+        fields = _ref_checks(entity.fields, lambda name: self.ref_check_proven(entity.name, name))
+        return dataclasses.replace(entity, filters=frozen_map(filters), sort=sort, fields=fields)
 
     def to_json(self) -> dict[str, Any]:
         entities = sorted(set(self.proven_filters) | set(self.proven_sorts))
@@ -364,13 +371,24 @@ def stamp_status(mapping_path: str | os.PathLike[str], mapping: Mapping) -> Stam
 
 def unproven_ref_checks(mapping: Mapping) -> Mapping:
     """The mapping served without a stamp: no claim that the upstream checks refs is
-    taken on the file's word, so every ref is checked before a write."""
+    taken on the file's word, so every ref is checked before a write or a call."""
     entities = {
-        name: dataclasses.replace(entity, fields=frozen_map({
-            f.name: dataclasses.replace(f, upstream_checks_ref=None) if f.upstream_checks_ref
-            else f
-            for f in entity.fields.values()
-        }))
+        name: dataclasses.replace(entity, fields=_ref_checks(entity.fields, lambda _: False))
         for name, entity in mapping.entities.items()
-    }  # fmt: skip
-    return dataclasses.replace(mapping, entities=frozen_map(entities))
+    }
+    operations = tuple(
+        dataclasses.replace(op, params=_ref_checks(op.params, lambda _: False))
+        for op in mapping.operations
+    )
+    return dataclasses.replace(mapping, entities=frozen_map(entities), operations=operations)
+
+
+def _ref_checks(
+    fields: AbcMapping[str, Field], proven: Callable[[str], bool]
+) -> AbcMapping[str, Field]:
+    """The fields with `upstreamChecksRef: true` kept only where `proven` says so."""
+    return frozen_map({
+        name: f if not f.upstream_checks_ref or proven(name)
+        else dataclasses.replace(f, upstream_checks_ref=None)
+        for name, f in fields.items()
+    })  # fmt: skip

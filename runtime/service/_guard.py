@@ -68,6 +68,19 @@ async def upstream_refusal(
     return guard_error(found, server_now()) if found else exc
 
 
+async def refused_as_missing(
+    reach: Reach, fields: AbcMapping[str, Field], body: AbcMapping[str, Any]
+) -> None:
+    """A call whose refs were left to the upstream answered "no such record": the refs
+    that name no record, read now, are refused as the guard refuses them (the upstream's
+    own answer stands when every one of them exists)."""
+    if not left_to_upstream(fields, body):
+        return
+    found = await _dangling(reach, fields, body, set())
+    if found:
+        raise guard_error(found, server_now())
+
+
 async def prefetch_refs(
     reach: Reach, fields: AbcMapping[str, Field], body: AbcMapping[str, Any]
 ) -> None:

@@ -6,11 +6,13 @@ Nothing is reported done that a fresh read of the upstream does not show (§9 to
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator
 from collections.abc import Mapping as AbcMapping
 from typing import Any
 
 from runtime.mapping import Entity, Field
-from runtime.protocol import ProtocolError, not_stored_error, read_back
+from runtime.protocol import ProtocolError, not_stored_error, read_back, ref_ids
 from runtime.query import Compare, Literal, Path
 from runtime.upstream import delete_not_done, native_filter, unproven_unreferenced
 
@@ -22,33 +24,71 @@ REFERENCE_EXAMPLES = 10
 
 async def create(reach: Reach, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
     fields = entity.create_fields()
-    try:
-        written = await reach.upstream.create_record(entity, _declared_only(entity, body))
-    except ProtocolError as exc:
-        raise await upstream_refusal(reach, fields, body, exc) from exc
-    record_id = str(written["id"])
-    chosen = body.get("id") if entity.id_client else None
-    if chosen is not None and record_id != str(chosen):
-        # The upstream gave the record another id than the one the client chose.
-        raise not_stored_error(
-            entity.name, record_id, [{"code": "not_stored", "field": "id", "expected": chosen,
-                                      "got": record_id}],
-        )  # fmt: skip
-    return await _read_back(reach, entity, record_id, body, fields)
+    async with _labels_alongside(reach, fields, body) as labels:
+        try:
+            written = await reach.upstream.create_record(entity, _declared_only(entity, body))
+        except ProtocolError as exc:
+            await labels
+            raise await upstream_refusal(reach, fields, body, exc) from exc
+        record_id = str(written["id"])
+        chosen = body.get("id") if entity.id_client else None
+        if chosen is not None and record_id != str(chosen):
+            # The upstream gave the record another id than the one the client chose.
+            raise not_stored_error(
+                entity.name, record_id, [{"code": "not_stored", "field": "id", "expected": chosen,
+                                          "got": record_id}],
+            )  # fmt: skip
+        return await _read_back(reach, entity, record_id, body, labels)
 
 
 async def update(
     reach: Reach, entity: Entity, record_id: str, body: dict[str, Any]
 ) -> dict[str, Any]:
+    # A ref to the record being written is read after the write: its label may change.
+    names_itself = any(
+        f.entity == entity.name and record_id in ref_ids(f, body[name])
+        for name, f in entity.fields.items() if name in body and f.entity is not None
+    )  # fmt: skip
+    async with _labels_alongside(reach, entity.fields, body, now=not names_itself) as labels:
+        try:
+            written = await reach.upstream.update_record(
+                entity, record_id, _declared_only(entity, body)
+            )
+        except ProtocolError as exc:
+            await labels
+            raise await upstream_refusal(reach, entity.fields, body, exc) from exc
+        if written is None:
+            raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
+        return await _read_back(reach, entity, record_id, body, labels)
+
+
+@contextlib.asynccontextmanager
+async def _labels_alongside(
+    reach: Reach, fields: AbcMapping[str, Field], body: dict[str, Any], *, now: bool = True
+) -> AsyncIterator[Awaitable[None]]:
+    """The records a write names, read for its receipt while the write is under way (or,
+    `now` false, when it is awaited); never left running past the write."""
+    if not now:
+        yield _Later(lambda: prefetch_refs(reach, fields, body))
+        return
+    task = asyncio.ensure_future(prefetch_refs(reach, fields, body))
     try:
-        written = await reach.upstream.update_record(
-            entity, record_id, _declared_only(entity, body)
-        )
-    except ProtocolError as exc:
-        raise await upstream_refusal(reach, entity.fields, body, exc) from exc
-    if written is None:
-        raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
-    return await _read_back(reach, entity, record_id, body, entity.fields)
+        yield task
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+class _Later:
+    """An awaitable that starts its work only when awaited (none is left un-awaited)."""
+
+    def __init__(self, start: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        self._start = start
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return self._start().__await__()
 
 
 def _declared_only(entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
@@ -66,14 +106,12 @@ _UNREAD = (
 
 async def _read_back(
     reach: Reach, entity: Entity, record_id: str, body: dict[str, Any],
-    fields: AbcMapping[str, Field],
+    labels: Awaitable[None],
 ) -> dict[str, Any]:  # fmt: skip
     """A fresh read of what was stored, compared value by value with what was asked;
-    the records the write names are read for its receipt at the same time."""
+    the records the write names (`labels`) finish being read for its receipt meanwhile."""
     try:
-        stored, _ = await asyncio.gather(
-            reach.upstream.get_record(entity, record_id), prefetch_refs(reach, fields, body)
-        )
+        stored, _ = await asyncio.gather(reach.upstream.get_record(entity, record_id), labels)
     except ProtocolError as exc:
         raise exc.adding(_UNREAD, id=record_id, outcomeUnknown=True) from exc
     if stored is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import Any
 from urllib.parse import quote
@@ -288,13 +288,20 @@ class UpstreamClient:
         params: Mapping[str, str] | None = None,
         json: Any = None,
         entity: Entity | None = None,
+        if_missing: Callable[[], Awaitable[None]] | None = None,
     ) -> Any:
-        """One request for an operation; `path` is relative to the base URL, already encoded."""
+        """One request for an operation; `path` is relative to the base URL, already encoded.
+
+        `if_missing` is awaited on a "no such record" answer (404, or the mapping's
+        `notFoundStatus`) before it is translated: it may raise a better error, such as
+        the refs of the call that name no record."""
         method = method.upper()
         if method not in METHODS:
             raise ValueError(f"unsupported method {method!r}")
         url = self._join(path, params)
         answer = await self._send(method, url, json=json)
+        if if_missing is not None and answer.status_code == self.upstream.not_found_status:
+            await if_missing()
         if method in ("GET", "HEAD", "OPTIONS"):
             return self._interpret(answer, entity)
         with answered_write(answer):

@@ -92,7 +92,7 @@ QUIRKS = frozenset({
     "delete-noop", "drop-done", "ignore-ordering", "duplicate-pages", "position-required",
     "unique-titles", "created-kept", "no-delete-route", "busy-twice", "priority-fixed",
     "done-on-update", "rate-limited", "rate-limited-always", "position-not-null",
-    "list-unchecked",
+    "list-unchecked", "finish-unchecked",
 })  # fmt: skip
 
 
@@ -163,6 +163,8 @@ class FakeApi:
                 return self._list(table, request)
             return self._create(table, json.loads(request.content or b"{}"))
         record = self.tables[table].get(parts[2])
+        if record is None and parts[3:] == ["finish"] and "finish-unchecked" in self.quirks:
+            return httpx.Response(200, json={"finished": 0})
         if record is None:
             return httpx.Response(404, json={"detail": "Not found."})
         if len(parts) == 4 and parts[3] in ("finish", "archive"):

@@ -509,6 +509,9 @@ async def test_a_404_at_the_mapping_s_listing_path_is_one_failure_of_the_mapping
 
 POSITION = "position: {type: number}"
 LIST_REF = "list: {type: ref, entity: lists, upstreamOnDelete: set-null}"
+CARD_PARAM = "card: {type: ref, entity: cards, required: true}"
+CARD_PARAM_SAYS = CARD_PARAM[:-1] + ", upstreamChecksRef: "
+FINISH_REF = "operations.finish-card.params.card.upstreamChecksRef"
 
 
 @dataclass(frozen=True)
@@ -521,6 +524,14 @@ class Attribute:
     claim: str
     value: bool
 
+    @property
+    def path(self) -> tuple[str | int, ...]:
+        """Where a correction sets it: an operation by its index in the mapping."""
+        parts: list[str | int] = list(self.claim.split("."))
+        if parts[0] == "operations":
+            parts[1] = 0  # finish-card, the first operation of the fake's mapping
+        return tuple(parts)
+
 
 ATTRIBUTES = [
     Attribute("null-cleared-learned", None, None, "entities.lists.fields.position.nullable", True),
@@ -530,6 +541,8 @@ ATTRIBUTES = [
               "entities.cards.fields.list.upstreamChecksRef", True),
     Attribute("missing-ref-stored-learned", None, "list-unchecked",
               "entities.cards.fields.list.upstreamChecksRef", False),
+    Attribute("op-missing-ref-refused-learned", None, None, FINISH_REF, True),
+    Attribute("op-missing-ref-answered-learned", None, "finish-unchecked", FINISH_REF, False),
 ]  # fmt: skip
 
 
@@ -541,8 +554,7 @@ async def test_what_the_mapping_does_not_say_is_learned_not_passed(case: Attribu
     assert report.outcome == "verified", [r.as_dict() for r in report.failures]
     learned = {x.claim: x for x in report.learned}
     assert case.claim in learned, sorted(learned)
-    path = tuple(case.claim.split("."))
-    assert learned[case.claim].corrections == (Correction(path, "set", case.value),)
+    assert learned[case.claim].corrections == (Correction(case.path, "set", case.value),)
     assert case.claim not in {r.claim for r in report.results}  # no claim: nothing passed
     assert case.claim in str(report.to_json()["learned"])
     assert api.tables == before  # the probed record's values were put back, then removed
@@ -557,6 +569,10 @@ DECLARED = [
               "list-unchecked", "entities.cards.fields.list.upstreamChecksRef", False),
     Attribute("stores-ref-but-checks", (LIST_REF, LIST_REF[:-1] + ", upstreamChecksRef: false}"),
               None, "entities.cards.fields.list.upstreamChecksRef", True),
+    Attribute("op-checks-ref-but-answers", (CARD_PARAM, CARD_PARAM_SAYS + "true}"),
+              "finish-unchecked", FINISH_REF, False),
+    Attribute("op-answers-ref-but-checks", (CARD_PARAM, CARD_PARAM_SAYS + "false}"),
+              None, FINISH_REF, True),
 ]  # fmt: skip
 
 
@@ -571,8 +587,7 @@ async def test_a_null_or_a_missing_record_taken_otherwise_than_declared_is_the_m
     result = next(r for r in report.results if r.claim == case.claim)
     assert result.outcome == "failed" and result.failure is not None, result.as_dict()
     assert result.failure.wrong == "mapping"
-    path = tuple(case.claim.split("."))
-    assert result.failure.corrections == (Correction(path, "set", case.value),)
+    assert result.failure.corrections == (Correction(case.path, "set", case.value),)
     assert not leftovers(api)
 
 
