@@ -81,17 +81,22 @@ async def refused_as_missing(
         raise guard_error(found, server_now())
 
 
-async def prefetch_refs(
+def named_records(
     reach: Reach, fields: AbcMapping[str, Field], body: AbcMapping[str, Any]
-) -> None:
-    """The records a write names, read into this request's memo (`_seen`) so that its
-    receipt's labels need no read of their own; nothing fails the write."""
-    wanted = [
+) -> list[tuple[Field, str]]:
+    """The (ref field, id) pairs of the records a write names, each once."""
+    return [
         (field, ref)
         for name, value in body.items()
         if (field := fields.get(name)) is not None and field.entity in reach.mapping.entities
         for ref in dict.fromkeys(ref_ids(field, value))
     ]
+
+
+async def prefetch_refs(reach: Reach, wanted: list[tuple[Field, str]]) -> None:
+    """The records a write names (`named_records`), read into this request's memo
+    (`_seen`) so that its receipt's labels need no read of their own; nothing fails the
+    write."""
     entities = reach.mapping.entities
     with contextlib.suppress(ProtocolError):
         await bounded(

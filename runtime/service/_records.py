@@ -16,7 +16,7 @@ from runtime.protocol import ProtocolError, not_stored_error, read_back, ref_ids
 from runtime.query import Compare, Literal, Path
 from runtime.upstream import delete_not_done, native_filter, unproven_unreferenced
 
-from ._guard import prefetch_refs, upstream_refusal
+from ._guard import named_records, prefetch_refs, upstream_refusal
 from ._reach import Reach
 
 REFERENCE_EXAMPLES = 10
@@ -28,7 +28,8 @@ async def create(reach: Reach, entity: Entity, body: dict[str, Any]) -> dict[str
         try:
             written = await reach.upstream.create_record(entity, _declared_only(entity, body))
         except ProtocolError as exc:
-            await labels
+            if labels is not None:
+                await labels
             raise await upstream_refusal(reach, fields, body, exc) from exc
         record_id = str(written["id"])
         chosen = body.get("id") if entity.id_client else None
@@ -55,7 +56,8 @@ async def update(
                 entity, record_id, _declared_only(entity, body)
             )
         except ProtocolError as exc:
-            await labels
+            if labels is not None:
+                await labels
             raise await upstream_refusal(reach, entity.fields, body, exc) from exc
         if written is None:
             raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
@@ -65,13 +67,17 @@ async def update(
 @contextlib.asynccontextmanager
 async def _labels_alongside(
     reach: Reach, fields: AbcMapping[str, Field], body: dict[str, Any], *, now: bool = True
-) -> AsyncIterator[Awaitable[None]]:
+) -> AsyncIterator[Awaitable[None] | None]:
     """The records a write names, read for its receipt while the write is under way (or,
     `now` false, when it is awaited); never left running past the write."""
-    if not now:
-        yield _Later(lambda: prefetch_refs(reach, fields, body))
+    wanted = named_records(reach, fields, body)
+    if not wanted:
+        yield None
         return
-    task = asyncio.ensure_future(prefetch_refs(reach, fields, body))
+    if not now:
+        yield _Later(lambda: prefetch_refs(reach, wanted))
+        return
+    task = asyncio.ensure_future(prefetch_refs(reach, wanted))
     try:
         yield task
     finally:
@@ -106,12 +112,13 @@ _UNREAD = (
 
 async def _read_back(
     reach: Reach, entity: Entity, record_id: str, body: dict[str, Any],
-    labels: Awaitable[None],
+    labels: Awaitable[None] | None,
 ) -> dict[str, Any]:  # fmt: skip
     """A fresh read of what was stored, compared value by value with what was asked;
     the records the write names (`labels`) finish being read for its receipt meanwhile."""
     try:
-        stored, _ = await asyncio.gather(reach.upstream.get_record(entity, record_id), labels)
+        read = reach.upstream.get_record(entity, record_id)
+        stored = await read if labels is None else (await asyncio.gather(read, labels))[0]
     except ProtocolError as exc:
         raise exc.adding(_UNREAD, id=record_id, outcomeUnknown=True) from exc
     if stored is None:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert, or_, select, update
+from sqlalchemy import bindparam, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ._base import StoreBase
@@ -37,6 +37,13 @@ def _grant(row: Mapping[Any, Any]) -> Grant:
 
 
 _COLUMNS = [c for c in grants.c if c.name != "token_sha256"]
+# Built once: every authorised request runs it, and building (and keying) a statement
+# costs more than the indexed lookup itself.
+_FIND = select(*_COLUMNS, grants.c.token_sha256).where(
+    grants.c.token_sha256 == bindparam("digest"),
+    grants.c.revoked_at.is_(None),
+    or_(grants.c.app_id == bindparam("app"), grants.c.app_id.is_(None)),
+)
 
 
 class GrantsMixin(StoreBase):
@@ -85,13 +92,8 @@ class GrantsMixin(StoreBase):
         if not token:
             return None
         digest = token_sha256(token)
-        query = select(*_COLUMNS, grants.c.token_sha256).where(
-            grants.c.token_sha256 == digest,
-            grants.c.revoked_at.is_(None),
-            or_(grants.c.app_id == app_id, grants.c.app_id.is_(None)),
-        )
         with self._read() as conn:
-            row = conn.execute(query).first()
+            row = conn.execute(_FIND, {"digest": digest, "app": app_id}).first()
         # the index lookup already matched; constant time keeps a backend
         # with a lax comparison from turning this into a timing oracle
         if row is None or not hmac.compare_digest(row.token_sha256, digest):

@@ -47,7 +47,7 @@ class JournalMixin(StoreBase):
 
     @staticmethod
     def _append_audit(conn: Connection, row: dict[str, Any]) -> int:
-        return _new_id(conn.execute(insert(audit).values(row)).inserted_primary_key)
+        return _new_id(conn.execute(_INSERT_AUDIT, row).inserted_primary_key)
 
     def audit_entries(self, app_id: str, cursor: int = 0, limit: int = 100) -> list[AuditEntry]:
         query = (
@@ -86,7 +86,7 @@ class JournalMixin(StoreBase):
             # Sequence values are handed out before commit, so without this a reader
             # could page past an id that commits a moment later.
             conn.execute(_receipt_lock, {"cls": _PG_RECEIPT_LOCK, "app": row["app_id"]})
-        return _new_id(conn.execute(insert(receipts).values(row)).inserted_primary_key)
+        return _new_id(conn.execute(_INSERT_RECEIPT, row).inserted_primary_key)
 
     def receipts_since(self, app_id: str, cursor: int = 0, limit: int = 100) -> list[Receipt]:
         """Receipts with an id above `cursor`, oldest first."""
@@ -100,6 +100,9 @@ class JournalMixin(StoreBase):
             return [Receipt(**row._mapping) for row in conn.execute(query)]
 
 
+# Built once: every write appends one of each.
+_INSERT_AUDIT = insert(audit)
+_INSERT_RECEIPT = insert(receipts)
 _receipt_lock = text("SELECT pg_advisory_xact_lock(:cls, hashtext(:app))")
 
 

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 
 from ._base import StoreBase
 from ._tables import data_versions
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+# Built once: every counted write runs it (RETURNING: SQLite 3.35+, PostgreSQL).
+_INCREMENT = (
+    update(data_versions)
+    .where(data_versions.c.app_id == bindparam("app"))
+    .values(counter=data_versions.c.counter + 1)
+    .returning(data_versions.c.epoch, data_versions.c.counter)
+)
 
 
 def base36(n: int) -> str:
@@ -46,16 +53,12 @@ class VersionsMixin(StoreBase):
             return self._bump(conn, app_id)
 
     def _bump(self, conn: Connection, app_id: str) -> str:
-        increment = (
-            update(data_versions)
-            .where(data_versions.c.app_id == app_id)
-            .values(counter=data_versions.c.counter + 1)
-        )
-        # the UPDATE holds the row until commit, so the read below sees our own count
-        if conn.execute(increment).rowcount == 0:
+        # One statement counts and reads back the row it holds until commit: our own count.
+        row = conn.execute(_INCREMENT, {"app": app_id}).first()
+        if row is None:
             self._start(conn, app_id)
-            conn.execute(increment)
-        return self._current(conn, app_id)
+            row = conn.execute(_INCREMENT, {"app": app_id}).one()
+        return f"{row.epoch}.{row.counter}"
 
     def _start(self, conn: Connection, app_id: str) -> None:
         epoch = base36(int(self._now().timestamp() * 1000))
