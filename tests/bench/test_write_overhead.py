@@ -16,5 +16,6 @@ def test_write_benchmark_runs_and_cleans_up(capsys: pytest.CaptureFixture[str]) 
         assert f"\n{case}\n" in out
     assert out.count(write_overhead.RUNTIME) == 6
     # Every target is printed with its run's ratio, judged or not.
-    assert out.count("target <= ") == 9, out
+    assert out.count("target <= ") == 10, out  # the nine ratios and the peak memory
+    assert "Runtime peak memory: " in out
     assert "Deleted the " in out and "cards this run created." in out
