@@ -48,6 +48,10 @@ ErrorCode = Literal[
     "operation_failed",
     "payload_too_large",
     "adapter_error",
+    "task_not_found",
+    "task_not_claimable",
+    "task_canceled",
+    "principal_mismatch",
     "job_not_found",
     "writes_not_verified",
     "invalid_ref",
@@ -105,6 +109,10 @@ REGISTRY: dict[ErrorCode, ErrorSpec] = {
     "operation_failed": ErrorSpec(500, "maybe", "The operation failed."),
     "payload_too_large": ErrorSpec(413, "no", "The request body is too large."),
     "adapter_error": ErrorSpec(500, "maybe", "Unexpected error in the runtime."),
+    "task_not_found": ErrorSpec(404, "no", "No such task."),
+    "task_not_claimable": ErrorSpec(409, "no", "The task is not in a state that allows this."),
+    "task_canceled": ErrorSpec(409, "no", "The task was canceled."),
+    "principal_mismatch": ErrorSpec(403, "no", "The claim names another agent than the caller."),
     # extensions: jobs of the older protocol text, refs checked before a write, bodies and
     # queries refused whole, approvals decided by the owner (docs/protocol.md)
     "job_not_found": ErrorSpec(404, "no", "No such job."),

@@ -1,5 +1,6 @@
 """All runtime state behind SQLAlchemy: grants, dataVersion, idempotency, approvals,
-receipts, audit and jobs, keyed by app id, in SQLite by default or PostgreSQL by URL."""
+receipts, audit, jobs, events, tasks and the UI context, keyed by app id, in SQLite
+by default or PostgreSQL by URL."""
 
 from ._errors import DuplicateGrantError as DuplicateGrantError
 from ._errors import StoreError as StoreError
@@ -12,11 +13,15 @@ from ._grants import LOCAL_GRANT_ID as LOCAL_GRANT_ID
 from ._rows import Approval as Approval
 from ._rows import ApprovalState as ApprovalState
 from ._rows import AuditEntry as AuditEntry
+from ._rows import Context as Context
 from ._rows import Decision as Decision
+from ._rows import Event as Event
 from ._rows import Grant as Grant
 from ._rows import IdemState as IdemState
 from ._rows import Job as Job
 from ._rows import Receipt as Receipt
+from ._rows import Task as Task
+from ._rows import TaskStatus as TaskStatus
 from ._store import Store as Store
 from ._tokenfile import new_token as new_token
 from ._url import default_store_url as default_store_url
@@ -27,8 +32,10 @@ __all__ = [
     "Approval",
     "ApprovalState",
     "AuditEntry",
+    "Context",
     "Decision",
     "DuplicateGrantError",
+    "Event",
     "Grant",
     "IdemState",
     "Job",
@@ -38,6 +45,8 @@ __all__ = [
     "StoreMissingError",
     "StoreUnavailableError",
     "StoreUrlError",
+    "Task",
+    "TaskStatus",
     "TokenFileError",
     "WriteEnd",
     "default_store_url",

@@ -103,3 +103,52 @@ class Approval:
     decision: Decision | None
     decided_at: datetime | None
     state: ApprovalState
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened on the app's side (protocol §14.1); `seq` is its cursor."""
+
+    seq: int
+    id: str
+    app_id: str
+    type: str
+    payload: Any
+    dedup_key: str | None
+    created_at: datetime
+
+
+TaskStatus = Literal["submitted", "working", "input-required", "completed", "failed", "canceled"]
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A request from the app to an agent (protocol §14.2), as the queue holds it."""
+
+    seq: int
+    id: str
+    app_id: str
+    event_id: str | None
+    status: TaskStatus
+    capability: str
+    payload: Any
+    dedup_key: str | None
+    claim_credential: str | None
+    claim_principal: str | None
+    claimed_at: datetime | None
+    step: str | None
+    percent: float | None
+    ask: Any
+    result: Any
+    reason: str | None
+    deliveries: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What the app's UI says it shows: a view name and selected record ids (§8)."""
+
+    view: str | None
+    selected: tuple[tuple[str, str], ...]  # (entity, id)

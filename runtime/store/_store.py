@@ -9,10 +9,12 @@ from sqlalchemy import Engine
 
 from ._approvals import ApprovalsMixin
 from ._base import Clock
+from ._contexts import ContextsMixin
 from ._engine import WRITE_OPTIONS, create_store_engine, require_schema, upgrade_schema
 from ._finish import FinishMixin
 from ._grants import GrantsMixin
 from ._jobs import JobsMixin
+from ._plane import PlaneMixin
 from ._url import parse_url, safe_url
 
 
@@ -20,7 +22,7 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class Store(GrantsMixin, FinishMixin, ApprovalsMixin, JobsMixin):
+class Store(GrantsMixin, FinishMixin, ApprovalsMixin, JobsMixin, PlaneMixin, ContextsMixin):
     """The runtime's state. Open with `Store.open(url)`; every method is one short transaction.
 
     Methods are synchronous and thread-safe; several processes may share one

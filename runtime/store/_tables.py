@@ -14,6 +14,7 @@ from sqlalchemy import (
     Column,
     DateTime,
     Dialect,
+    Float,
     Index,
     Integer,
     MetaData,
@@ -156,4 +157,58 @@ jobs = Table(
     Column("owner", Text, nullable=False),
     Index(None, "app_id"),
     Index(None, "owner", "status"),
+)
+
+# The app→agent plane (protocol §14). `seq` orders events and tasks; a dedup key
+# is unique per app, so one occurrence raises one event and enqueues one task even
+# when several processes evaluate the same trigger at once.
+events = Table(
+    "a2app_events",
+    metadata,
+    Column("seq", SERIAL, primary_key=True, autoincrement=True),
+    Column("id", Text, nullable=False, unique=True),
+    Column("app_id", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("payload", JSON(none_as_null=True), nullable=True),
+    Column("dedup_key", Text, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Index(None, "app_id", "seq"),
+    Index(None, "app_id", "dedup_key", unique=True),
+)
+
+tasks = Table(
+    "a2app_tasks",
+    metadata,
+    Column("seq", SERIAL, primary_key=True, autoincrement=True),
+    Column("id", Text, nullable=False, unique=True),
+    Column("app_id", Text, nullable=False),
+    Column("event_id", Text, nullable=True),
+    Column("status", Text, nullable=False),
+    Column("capability", Text, nullable=False),
+    Column("payload", JSON(none_as_null=True), nullable=True),
+    Column("dedup_key", Text, nullable=True),
+    Column("claim_credential", Text, nullable=True),
+    Column("claim_principal", Text, nullable=True),
+    Column("claimed_at", UTCDateTime, nullable=True),
+    Column("step", Text, nullable=True),
+    Column("percent", Float, nullable=True),
+    Column("ask", JSON(none_as_null=True), nullable=True),
+    Column("result", JSON(none_as_null=True), nullable=True),
+    Column("reason", Text, nullable=True),
+    # how many times the task was handed out: 1 on enqueue, +1 per redelivery
+    Column("deliveries", Integer, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Index(None, "app_id", "status"),
+    Index(None, "app_id", "dedup_key", unique=True),
+)
+
+# What the app's own UI says it shows (§8): one row per app, written by the owner.
+contexts = Table(
+    "a2app_contexts",
+    metadata,
+    Column("app_id", Text, primary_key=True),
+    Column("view", Text, nullable=True),
+    Column("selected", JSON, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
 )
