@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, get_type_hints
 
 import typer
 
@@ -308,5 +310,89 @@ def import_(
 # --- end a2map import ---
 
 
+def _plain_probe(args: list[str]) -> dict[str, Any] | None:
+    """`a2map probe ARGS` as typer would call the command, when every argument is in a
+    plain form (a flag, ``--name value``, the URL); None for anything else (help, an
+    unknown or repeated option, ``--name=value``, a value starting with ``-``), which
+    typer reads itself, with its help and its errors.
+
+    Typer checks each value with pydantic, whose import alone costs a probe of a large
+    spec a seventh of its time; the plain forms need no check beyond the type.
+    """
+    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
+        return None  # a shell completion request: typer's own
+    # The command's parameters as typer declares them, built for this one command alone.
+    alone = typer.Typer()
+    alone.command()(probe)
+    command: Any = typer.main.get_command(alone)
+    hints = get_type_hints(probe)
+    options: dict[str, Any] = {}
+    argument = None
+    for param in command.params:
+        if param.param_type_name == "argument":
+            argument = param.name
+        else:
+            options.update(dict.fromkeys(param.opts, param))
+    values: dict[str, Any] = {}
+    tokens = iter(args)
+    for token in tokens:
+        param = options.get(token)
+        if not token or (param is None and token.startswith("-")):
+            return None
+        if param is None:
+            if argument is None or argument in values:
+                return None
+            values[argument] = token
+            continue
+        hint = hints[param.name]
+        if param.is_flag and hint is bool:
+            values[param.name] = True
+            continue
+        value = next(tokens, "")
+        if not value or value.startswith("-"):
+            return None
+        if param.multiple and hint == list[str] | None:
+            values.setdefault(param.name, []).append(value)
+        elif param.multiple or param.name in values:
+            return None
+        elif hint == str | None:
+            values[param.name] = value
+        elif hint is Path:
+            values[param.name] = Path(value)
+        else:
+            return None
+    return values
+
+
+def _probe_plainly(values: dict[str, Any]) -> None:
+    """The `probe` command called as typer calls it, with its exits."""
+    try:
+        probe(**values)
+    except typer.Exit as exc:
+        raise SystemExit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+
+
 def main() -> None:
-    app()
+    if sys.argv[1:2] != ["probe"]:
+        app()
+        return
+    values = _plain_probe(sys.argv[2:])
+    # `a2map probe` holds no resource once it has answered, and tearing down the
+    # interpreter (every module, class and cached object the probe loaded, one by one)
+    # takes as long as writing a large mapping: the process ends once its output is out.
+    try:
+        if values is None:
+            app()
+        else:
+            _probe_plainly(values)
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except OSError:
+                raise exc from None  # the interpreter's own exit reports what was lost
+            os._exit(exc.code or 0)
+        raise

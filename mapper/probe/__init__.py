@@ -6,6 +6,8 @@ with evidence per decision, built as the runtime's typed mapping and written
 with the runtime's `dump` as a deterministic mapping file.
 """
 
+import typing as _typing
+
 from ._command import Written as Written
 from ._command import probe_command as probe_command
 from ._command import summary as probe_summary
@@ -23,10 +25,12 @@ from ._naming import singular as singular
 from ._run import ProbeOptions as ProbeOptions
 from ._run import ProbeRun as ProbeRun
 from ._run import probe as probe
-from .live import SAFE_METHODS as SAFE_METHODS
-from .live import ReadOnlyTransport as ReadOnlyTransport
 from .render import build_mapping as build_mapping
 from .render import render as render
+
+if _typing.TYPE_CHECKING:
+    from .live import SAFE_METHODS as SAFE_METHODS
+    from .live import ReadOnlyTransport as ReadOnlyTransport
 
 __all__ = [
     "REASONS", "SAFE_METHODS", "AuthRefused", "Draft", "Finding", "NothingMappable",
@@ -34,3 +38,12 @@ __all__ = [
     "UnreachableError", "UsageError", "Written", "build_mapping", "probe", "probe_command",
     "probe_summary", "render", "singular", "write_draft",
 ]  # fmt: skip
+
+
+def __getattr__(name: str) -> _typing.Any:
+    # The transport loads with its first use, as in `live`: a spec file alone needs no HTTP.
+    if name in ("SAFE_METHODS", "ReadOnlyTransport"):
+        from . import live
+
+        return getattr(live, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

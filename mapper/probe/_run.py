@@ -17,9 +17,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from ._auth import HeaderArg, parse_headers
 from ._draft import SPEC_SOURCES, Draft, EntityDraft, OperationDraft, UpstreamDraft
@@ -57,7 +55,6 @@ from .decide import (
     unserved,
     with_size_cap,
 )
-from .live import Exchange, ProbeClient
 from .sources import (
     Pages,
     Roots,
@@ -70,6 +67,11 @@ from .sources import (
     read_pages,
     read_routes,
 )
+
+if TYPE_CHECKING:
+    import httpx
+
+    from .live import Exchange, ProbeClient
 
 Progress = Callable[[str], None]
 _APP_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -101,9 +103,15 @@ def _app_id(options: ProbeOptions, routes: SpecRoutes | None) -> str:
         return options.app_id
     if routes is not None and routes.title:
         return app_id(routes.title)
-    host = httpx.URL(options.url).host if options.url else ""
+    host = _host(options.url) if options.url else ""
     labels = [w for w in words(host) if w not in ("www", "api", "localhost") and not w.isdigit()]
     return app_id(labels[0]) if labels else "app"
+
+
+def _host(url: str) -> str:
+    import httpx  # only with an upstream URL, whose probe has it loaded
+
+    return httpx.URL(url).host
 
 
 def _refs(sources: dict[str, Source], live: Live | None) -> None:
@@ -229,6 +237,8 @@ def probe(
     headers = parse_headers(options.headers, os.environ if env is None else env)
     client: ProbeClient | None = None
     if options.url:
+        from .live import ProbeClient
+
         try:
             wire = {h.name: h.wire for h in headers}
             client = ProbeClient(options.url, wire, transport=transport, timeout=options.timeout)

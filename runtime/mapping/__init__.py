@@ -1,5 +1,7 @@
 """Mapping format 1: the contract between the mapper and the runtime."""
 
+from typing import TYPE_CHECKING, Any
+
 from ._codecs import CODEC_TYPES as CODEC_TYPES
 from ._codecs import CODECS as CODECS
 from ._codecs import decode as decode_value
@@ -79,25 +81,50 @@ __all__ = [
     "without_defaults", "yaml_text",
 ]  # fmt: skip
 
-# verification stamps (written by `a2map verify`, read by the serve gate)
-from ._stamp import STAMP_FORMAT as STAMP_FORMAT
-from ._stamp import STAMP_SUFFIX as STAMP_SUFFIX
-from ._stamp import Stamp as Stamp
-from ._stamp import StampCheck as StampCheck
-from ._stamp import StampError as StampError
-from ._stamp import StampStatus as StampStatus
-from ._stamp import load_stamp as load_stamp
-from ._stamp import public_url as public_url
-from ._stamp import remove_stamp as remove_stamp
-from ._stamp import stamp_path as stamp_path
-from ._stamp import stamp_status as stamp_status
-from ._stamp import unproven_ref_checks as unproven_ref_checks
-from ._stamp import write_stamp as write_stamp
-from ._withheld import SCOPES as WITHHOLD_SCOPES
-from ._withheld import Refusal as Refusal
-from ._withheld import Scope as WithholdScope
-from ._withheld import Withheld as Withheld
-from ._withheld import withhold as withhold
+# verification stamps (written by `a2map verify`, read by the serve gate); they load with
+# their first use, so that writing a mapping (`a2map probe`) does without them
+if TYPE_CHECKING:
+    from ._stamp import STAMP_FORMAT as STAMP_FORMAT
+    from ._stamp import STAMP_SUFFIX as STAMP_SUFFIX
+    from ._stamp import Stamp as Stamp
+    from ._stamp import StampCheck as StampCheck
+    from ._stamp import StampError as StampError
+    from ._stamp import StampStatus as StampStatus
+    from ._stamp import load_stamp as load_stamp
+    from ._stamp import public_url as public_url
+    from ._stamp import remove_stamp as remove_stamp
+    from ._stamp import stamp_path as stamp_path
+    from ._stamp import stamp_status as stamp_status
+    from ._stamp import unproven_ref_checks as unproven_ref_checks
+    from ._stamp import write_stamp as write_stamp
+    from ._withheld import SCOPES as WITHHOLD_SCOPES
+    from ._withheld import Refusal as Refusal
+    from ._withheld import Scope as WithholdScope
+    from ._withheld import Withheld as Withheld
+    from ._withheld import withhold as withhold
+
+_STAMP = frozenset(
+    {"STAMP_FORMAT", "STAMP_SUFFIX", "Stamp", "StampCheck", "StampError", "StampStatus",
+     "load_stamp", "public_url", "remove_stamp", "stamp_path", "stamp_status",
+     "unproven_ref_checks", "write_stamp"}
+)  # fmt: skip
+_WITHHELD = {
+    "WITHHOLD_SCOPES": "SCOPES", "Refusal": "Refusal", "WithholdScope": "Scope",
+    "Withheld": "Withheld", "withhold": "withhold",
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    if name in _STAMP:
+        from . import _stamp
+
+        return getattr(_stamp, name)
+    if name in _WITHHELD:
+        from . import _withheld
+
+        return getattr(_withheld, _WITHHELD[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # value codecs: the wire's spelling of a protocol value (a field's `codec`)
 __all__ += ["CODECS", "CODEC_TYPES", "decode_value", "encode_value"]

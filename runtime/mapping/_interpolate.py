@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ._errors import PathPart, Problem
 
 TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_ANY_TEMPLATE = re.compile(r"\$\{")
 
 # Where a template may appear (`*` matches any key).
 ALLOWED_LOCATIONS: tuple[tuple[str, ...], ...] = (
@@ -30,6 +30,7 @@ SECRET_LOCATIONS: tuple[tuple[str, ...], ...] = (
     ("upstream", "auth", "token"),
     ("upstream", "auth", "password"),
 )
+_SECRET_PARENTS = frozenset(location[:-1] for location in SECRET_LOCATIONS)
 
 
 def _matches(path: Sequence[PathPart], pattern: tuple[str, ...]) -> bool:
@@ -42,40 +43,47 @@ def check_templates(doc: object) -> list[Problem]:
     """Templates outside the allowed places, malformed ones, and literal secrets."""
     problems: list[Problem] = []
 
-    def walk(node: object, path: tuple[PathPart, ...]) -> None:
-        if isinstance(node, dict):
-            for key, value in node.items():
-                walk(value, (*path, str(key)))
-        elif isinstance(node, list):
-            for index, value in enumerate(node):
-                walk(value, (*path, index))
-        elif isinstance(node, str):
-            permitted = any(_matches(path, loc) for loc in ALLOWED_LOCATIONS)
-            if _ANY_TEMPLATE.search(node):
-                if not permitted:
-                    problems.append(
-                        Problem(
-                            path,
-                            "${...} interpolation is allowed only in upstream.baseUrl, "
-                            "upstream.auth and upstream.headers values",
-                        )
+    def check(text: str, path: tuple[PathPart, ...]) -> None:
+        if "${" in text:
+            if not any(_matches(path, loc) for loc in ALLOWED_LOCATIONS):
+                problems.append(
+                    Problem(
+                        path,
+                        "${...} interpolation is allowed only in upstream.baseUrl, "
+                        "upstream.auth and upstream.headers values",
                     )
-                elif len(TEMPLATE.findall(node)) != node.count("${"):
-                    problems.append(
-                        Problem(path, "malformed template; write ${VAR} or ${VAR:-default}")
+                )
+            elif len(TEMPLATE.findall(text)) != text.count("${"):
+                problems.append(
+                    Problem(path, "malformed template; write ${VAR} or ${VAR:-default}")
+                )
+        if any(_matches(path, loc) for loc in SECRET_LOCATIONS):
+            secret_vars = [m for m in TEMPLATE.finditer(text) if not m.group(2)]
+            if not secret_vars:
+                problems.append(
+                    Problem(
+                        path,
+                        "secrets must come from the environment: write ${VAR} "
+                        "(without a default) instead of a literal value",
                     )
-            if any(_matches(path, loc) for loc in SECRET_LOCATIONS):
-                secret_vars = [m for m in TEMPLATE.finditer(node) if not m.group(2)]
-                if not secret_vars:
-                    problems.append(
-                        Problem(
-                            path,
-                            "secrets must come from the environment: write ${VAR} "
-                            "(without a default) instead of a literal value",
-                        )
-                    )
+                )
 
-    walk(doc, ())
+    def walk(node: dict[Any, Any] | list[Any], path: tuple[PathPart, ...]) -> None:
+        # A string is looked at only when it holds a template or sits where a secret
+        # goes: a large mapping is mostly strings that are neither.
+        secrets = path in _SECRET_PARENTS
+        keyed = isinstance(node, dict)
+        pairs = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in pairs:
+            if isinstance(value, dict | list):
+                walk(value, (*path, str(key) if keyed else key))
+            elif isinstance(value, str) and (secrets or "${" in value):
+                check(value, (*path, str(key) if keyed else key))
+
+    if isinstance(doc, dict | list):
+        walk(doc, ())
+    elif isinstance(doc, str):
+        check(doc, ())
     return problems
 
 

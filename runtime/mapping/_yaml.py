@@ -38,14 +38,24 @@ def _plain(text: str) -> bool:
 
 
 def scalar(value: Any) -> str:
+    if type(value) is str:
+        return _text(value)
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return json.dumps(value)
-    text = str(value)
+    return _text(str(value))
+
+
+@lru_cache(maxsize=16384)
+def _text(text: str) -> str:
+    # A mapping repeats its words (types, evidence, keys) thousands of times.
     return text if _plain(text) else json.dumps(text, ensure_ascii=False)
+
+
+_CONTAINERS = (dict, list, tuple)
 
 
 def flow(value: Any, budget: int = 1 << 30) -> str | None:
@@ -54,9 +64,14 @@ def flow(value: Any, budget: int = 1 << 30) -> str | None:
         parts: list[str] = []
         used = 2
         for key, item in value.items():
-            inner = flow(item, budget - used)
-            if inner is None:
-                return None
+            if isinstance(item, _CONTAINERS):
+                inner = flow(item, budget - used)
+                if inner is None:
+                    return None
+            else:
+                inner = scalar(item)
+                if len(inner) > budget - used:
+                    return None
             parts.append(f"{scalar(key)}: {inner}")
             used += len(parts[-1]) + 2
             if used > budget:
@@ -66,9 +81,14 @@ def flow(value: Any, budget: int = 1 << 30) -> str | None:
         items: list[str] = []
         used = 2
         for item in value:
-            inner = flow(item, budget - used)
-            if inner is None:
-                return None
+            if isinstance(item, _CONTAINERS):
+                inner = flow(item, budget - used)
+                if inner is None:
+                    return None
+            else:
+                inner = scalar(item)
+                if len(inner) > budget - used:
+                    return None
             items.append(inner)
             used += len(inner) + 2
             if used > budget:
@@ -84,7 +104,10 @@ def _block(value: Any, indent: int) -> list[str]:
     if isinstance(value, dict):
         for key, item in value.items():
             head = f"{pad}{scalar(key)}:"
-            if not isinstance(item, dict | list | tuple) or not item:
+            if not isinstance(item, _CONTAINERS):
+                lines.append(f"{head} {scalar(item)}")
+                continue
+            if not item:
                 lines.append(f"{head} {flow(item)}")
                 continue
             inline = flow(item, WIDTH - len(head) - 1)
@@ -95,7 +118,7 @@ def _block(value: Any, indent: int) -> list[str]:
                 lines.extend(_block(item, indent + 2))
         return lines
     for item in value:
-        if not isinstance(item, dict | list | tuple):
+        if not isinstance(item, _CONTAINERS):
             lines.append(f"{pad}- {scalar(item)}")
             continue
         inline = flow(item, WIDTH - len(pad) - 2)

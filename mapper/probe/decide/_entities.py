@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._draft import Claim, EntityDraft, Ev, FieldDraft
 from .._errors import Finding
@@ -12,10 +12,12 @@ from .._naming import identifier
 from ..live import jsonapi_targets, values_at
 from ..sources import SpecCollection
 from ._merge import FieldInput, merge
-from ._observe import Observation
 from ._paging import body_paging
 from ._refs import RefDecision
 from ._writenames import pair_write_names
+
+if TYPE_CHECKING:
+    from ._observe import Observation
 
 
 @dataclass(slots=True)

@@ -11,10 +11,13 @@ down by each field: a field the upstream ignores gives the same first record.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._draft import Ev, FieldDraft, FilterDraft, Param, SortDraft
-from ..live import Exchange, envelope_of, records_of
+from ..live import envelope_of, records_of
+
+if TYPE_CHECKING:
+    from ..live import Exchange
 
 LOOKUPS: dict[str, tuple[str, dict[str, str]]] = {
     "django-filter": (
@@ -28,7 +31,7 @@ SORT_PARAMS = ("ordering", "order_by", "sort", "orderBy", "order")
 _ORDERED = ("number", "datetime")
 _SCALAR = ("string", "number", "boolean", "datetime", "enum", "ref")
 
-Fetch = Callable[[Mapping[str, str]], Exchange]
+Fetch: TypeAlias = "Callable[[Mapping[str, str]], Exchange]"
 
 
 def _operator(draft: FieldDraft | None, lookup: str, table: dict[str, str]) -> str | None:

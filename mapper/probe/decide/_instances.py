@@ -17,13 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from .._errors import Finding
 from .._naming import entity_name, identifier, is_placeholder, segments, target_names
-from ..live import ProbeClient, dig, envelope_of, records_of
+from ..live import dig, envelope_of, records_of
 from ..sources import SpecCollection, SpecRoute
+
+if TYPE_CHECKING:
+    from ..live import ProbeClient
 
 MAX_INSTANCES = 20
 # Instances past the bound listed one by one in ``unmapped:``; the rest counted in one.

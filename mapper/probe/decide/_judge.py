@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from runtime.mapping import App, Entity, Module, Serve, Upstream, check_document, dump
 from runtime.mapping import Mapping as MappingModel
@@ -18,10 +18,13 @@ from runtime.protocol import ProtocolError
 from runtime.upstream import to_protocol
 
 from .._draft import EntityDraft
-from ..live import Exchange, envelope_of, records_of
+from ..live import envelope_of, records_of
 from ..render import entity_model
 
-Fetch = Callable[[Mapping[str, str]], Exchange]
+if TYPE_CHECKING:
+    from ..live import Exchange
+
+Fetch: TypeAlias = "Callable[[Mapping[str, str]], Exchange]"
 PAGE_SIZE = 100
 MAX_PAGES = 10
 

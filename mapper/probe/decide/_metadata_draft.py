@@ -13,20 +13,18 @@ metadata answer declared it, and what it said.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from runtime.upstream import dialect_for
+from typing import TYPE_CHECKING, Any
 
 from .._draft import Claim, EntityDraft, Ev, UpstreamDraft
-from ..live import ProbeClient, sample_claims
+from ..live import sample_claims
 from ..sources import METADATA, Metadata, describe_field, read_metadata
 from ._declared import as_relation, declared_ref
 from ._entities import Source
-from ._judge import Walker, runtime_entities
-from ._narrowing import probe_filters
 from ._nospec import Fetcher
-from ._ordering import probe_sorting
 from ._steps import Live
+
+if TYPE_CHECKING:
+    from ..live import ProbeClient
 
 
 def metadata(client: ProbeClient | None, wanted: bool) -> Described:
@@ -102,6 +100,13 @@ class Described:
         name: str, notes: list[str],
     ) -> None:  # fmt: skip
         """Filters and sorts in the convention's dialect, each proved by the answers."""
+        # the runtime's query planner and upstream client, loaded by a live probe only
+        from runtime.upstream import dialect_for
+
+        from ._judge import Walker, runtime_entities
+        from ._narrowing import probe_filters
+        from ._ordering import probe_sorting
+
         compiled = runtime_entities(entities)
         if compiled is None:
             return

@@ -11,19 +11,16 @@ with GETs only (`_narrowing`, `_ordering`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-
-from runtime.protocol import ProtocolError
-from runtime.upstream import dialect_for
+from typing import TYPE_CHECKING, TypeAlias
 
 from .._draft import EntityDraft, UpstreamDraft
-from ..live import Exchange
 from ..sources import is_json_server, is_rails, jsonserver_conventions, rails_conventions
 from ._entities import Source
-from ._judge import Walker, runtime_entities
-from ._narrowing import SUFFIXES, probe_filters
-from ._ordering import probe_sorting
 
-Fetcher = Callable[[str], Callable[[Mapping[str, str]], Exchange]]
+if TYPE_CHECKING:
+    from ..live import Exchange
+
+Fetcher: TypeAlias = "Callable[[str], Callable[[Mapping[str, str]], Exchange]]"
 
 
 def _spec_less(sources: Mapping[str, Source], entities: Mapping[str, EntityDraft]) -> list[str]:
@@ -48,7 +45,18 @@ def refine(
         elif is_json_server(upstream.dialect):
             found = jsonserver_conventions(entity)
         notes.extend(f"entities.{name}.{n}" for n in found)
-    if fetcher is None or upstream.dialect not in SUFFIXES or not names:
+    if fetcher is None or not names:
+        return
+    # Probing reads live listings through the runtime's query planner and upstream
+    # client: they load here, never for a probe without an upstream.
+    from runtime.protocol import ProtocolError
+    from runtime.upstream import dialect_for
+
+    from ._judge import Walker, runtime_entities
+    from ._narrowing import SUFFIXES, probe_filters
+    from ._ordering import probe_sorting
+
+    if upstream.dialect not in SUFFIXES:
         return
     try:
         dialect = dialect_for(upstream.dialect)

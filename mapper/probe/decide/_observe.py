@@ -8,22 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from .._draft import Claim, Ev
 from .._errors import Finding
-from ..live import (
-    Envelope,
-    Exchange,
-    ProbeClient,
-    envelope_of,
-    flatten_record,
-    kind_of,
-    records_of,
-    sample_claims,
-)
+from ..live import Envelope, envelope_of, flatten_record, kind_of, records_of, sample_claims
 from ..sources import OptionsView, read_options
+
+if TYPE_CHECKING:
+    from ..live import Exchange, ProbeClient
 
 ID_NAMES = ("id", "pk", "uuid", "_id", "key")
 # Natural keys: records named by what their owner called them. Taken as the id only

@@ -13,13 +13,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import httpx
+from ..live import envelope_of, records_of
 
-from ..live import Exchange, envelope_of, records_of
+if TYPE_CHECKING:
+    import httpx
 
-Fetch = Callable[..., Exchange]
+    from ..live import Exchange
+
+Fetch: TypeAlias = "Callable[..., Exchange]"
 Rows = Sequence[Mapping[str, Any]]
 # Header names that carry the next page: X-Next-Page, X-Next-Cursor, Next-Page, X-Next.
 NEXT_HEADER = re.compile(r"(?:^|-)next(?:-|$)", re.IGNORECASE)

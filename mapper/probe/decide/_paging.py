@@ -17,15 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..live import (
     NEXT_KEYS,
     TOTAL_KEYS,
     Envelope,
-    Exchange,
     dig,
     envelope_of,
     has_ids,
@@ -43,6 +40,11 @@ from ._pageprobe import (
     verified_param,
     why_not,
 )
+
+if TYPE_CHECKING:
+    import httpx
+
+    from ..live import Exchange
 
 PAGE_NAMES = ("page", "_page", "page[number]", "pageNumber")
 SIZE_NAMES = (
@@ -63,7 +65,7 @@ BARE_PAIRS = (("_page", "_limit"), ("page", "per_page"), ("page", "page_size"), 
               ("_page", "_per_page"))  # fmt: skip
 TOTAL_HEADERS = ("X-Total-Count", "Total-Count", "X-Total")
 
-Fetch = Callable[[Mapping[str, str]], Exchange]
+Fetch: TypeAlias = "Callable[[Mapping[str, str]], Exchange]"
 
 
 @dataclass(slots=True)
@@ -194,6 +196,8 @@ def _sized(
     header = next_header(tried)
     value = tried.headers.get(header, "").strip() if header else ""
     if header and value.startswith(("http://", "https://", "/", "?")):
+        import httpx  # an answer's URLs: loaded with the live half that made it
+
         url = (tried.url or httpx.URL("http://upstream/")).join(value)
         notes.append(f"sample: {header} header holds the next page's URL")
         param = link_param(url, SIZE_NAMES) or "cursor"
@@ -251,6 +255,8 @@ def _from_next(value: Any, answer: Exchange) -> tuple[str, str | None] | None:
     ):
         return "page", None  # the next page's number (json-server 1.0): its name is probed
     if isinstance(value, str) and value.startswith(("http://", "https://", "/", "?")):
+        import httpx  # an answer's URLs: loaded with the live half that made it
+
         base = answer.url or httpx.URL("http://upstream/")
         query = base.join(value).params
         if name := _first(OFFSET_NAMES, query):
@@ -305,6 +311,8 @@ def _envelope(
     elif style == "cursor":
         found["cursor"] = _first(CURSOR_NAMES, spec) or "cursor"
         notes.append(f"cursor parameter {found['cursor']}: assumed")
+    import httpx  # an answer's URLs: loaded with the live half that made it
+
     link = httpx.URL(nxt) if isinstance(nxt, str) and "://" in nxt else None
     size = _first(SIZE_NAMES, [*spec, *(link.params if link else ())])
     size = size or ("perPage" if "perPage" in envelope.keys else None)

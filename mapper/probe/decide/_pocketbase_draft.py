@@ -13,14 +13,17 @@ delete; otherwise the reference is cleared), for the verifier to prove.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._draft import Claim, EntityDraft, Ev, FieldDraft, FilterDraft, SortDraft, UpstreamDraft
-from ..live import Exchange, ProbeClient, sample_claims
+from ..live import sample_claims
 from ..sources import SOURCE, Schema, looks_like_pocketbase, read_schema
 from ._declared import as_relation, declared_ref
 from ._entities import Source
 from ._steps import Live
+
+if TYPE_CHECKING:
+    from ..live import Exchange, ProbeClient
 
 MAX_PER_PAGE = 1000  # PocketBase clamps perPage to this
 _BLANK_IS_NULL = ("enum", "ref", "datetime", "number", "boolean")

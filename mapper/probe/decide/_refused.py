@@ -8,14 +8,17 @@ holds): the probe stops with `AuthRefused`, naming the ``--header`` to pass
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from .._auth import HeaderArg
 from .._authhint import header_hint
 from .._errors import AuthRefused, Finding
 from .._naming import env_prefix
-from ..live import ProbeClient
 from ..sources import SpecRoutes
 from ._entities import Source
+
+if TYPE_CHECKING:
+    from ..live import ProbeClient
 
 
 def all_refused(

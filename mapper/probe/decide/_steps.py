@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from .._naming import entity_name, module_name, segments
-from ..live import Exchange, ProbeClient, dig
+from ..live import dig
 from ..sources import (
     ACCEPT_RENDERING,
     PageCollection,
@@ -17,8 +17,11 @@ from ..sources import (
     detail_renderings,
 )
 from ._entities import Source
-from ._observe import Observation, enlarge, observe, read_detail
 from ._paging import Paging, infer
+
+if TYPE_CHECKING:
+    from ..live import Exchange, ProbeClient
+    from ._observe import Observation
 
 Progress = Callable[[str], None]
 
@@ -95,7 +98,10 @@ class Live:
     def template(self, src: Source) -> str:
         return template(src)
 
+    # The sampling steps load with the first live probe: a spec file alone never samples.
     def observe(self) -> None:
+        from ._observe import observe
+
         for src in self.sources.values():
             if src.spec is not None and src.spec.list_path is not None:
                 # Listed by POST only: the probe sends no POST, so nothing is sampled.
@@ -119,6 +125,8 @@ class Live:
         return found
 
     def details(self, size: str | None) -> None:
+        from ._observe import enlarge, read_detail
+
         for src in self.sources.values():
             if src.obs is None or src.obs.finding is not None:
                 continue
@@ -130,6 +138,8 @@ class Live:
     def _other_detail(self, obs: Observation) -> None:
         """A page whose list answers JSON by Accept while its records answer only with a
         suffix (``/boards/{id}.json``): the first detail rendering that reads back."""
+        from ._observe import read_detail
+
         for detail in detail_renderings(obs.path):
             read_detail(self.client, obs, detail)
             if obs.detail_path is not None:

@@ -7,10 +7,13 @@ format has no evidence slot under ``upstream``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from .._auth import HeaderArg, SecurityScheme, auth_from_headers, auth_from_spec
-from ..live import Exchange
-from ._observe import Observation
+
+if TYPE_CHECKING:
+    from ..live import Exchange
+    from ._observe import Observation
 
 _DJANGO_LOOKUPS = ("__icontains", "__exact", "__gte", "__lte", "__gt", "__lt", "__in", "__isnull")
 

@@ -194,6 +194,11 @@ def url_template(draft: Draft) -> str:
 
 def build_mapping(draft: Draft) -> Mapping:
     """The draft as the runtime's frozen mapping, its content hash that of the file."""
+    return built(draft)[0]
+
+
+def built(draft: Draft) -> tuple[Mapping, dict[str, Any]]:
+    """The draft's mapping and the document it is written as, dumped once for both."""
     up = draft.upstream
     upstream = Upstream(
         base_url=url_template(draft),
@@ -219,7 +224,9 @@ def build_mapping(draft: Draft) -> Mapping:
         content_hash="",
         probe=ProbeRecord(TOOL, tuple(draft.sources), tuple(draft.notes)),
     )
-    return dataclasses.replace(mapping, content_hash=content_hash(dump(mapping)))
+    # The hash is not part of the document: the one dump serves the hash and the file.
+    doc = dump(mapping)
+    return dataclasses.replace(mapping, content_hash=content_hash(doc)), doc
 
 
 def variables(doc: AbcMapping[str, Any]) -> list[str]:
@@ -242,7 +249,7 @@ def header(doc: AbcMapping[str, Any], *, schema_comment: bool = False) -> list[s
 
 def document(draft: Draft) -> dict[str, Any]:
     """The draft as the mapping document the probe writes."""
-    return dump(build_mapping(draft))
+    return built(draft)[1]
 
 
 def render(draft: Draft, *, schema_comment: bool = False) -> str:

@@ -124,27 +124,37 @@ def _fields(
             closed = _closed(create.request.schema, spec.resolver)
     except SchemaProblem as problem:
         return {}, frozenset(), [Finding(coll_path, problem.code, problem.detail, "GET")]
+    # Each claim is rebuilt once, with every change it takes (`replace` is not cheap
+    # over the thousand fields of a large spec).
+    changed: dict[str, tuple[Claim, dict[str, Any]]] = {}
     for name, claim in [*shown.items(), *((n, c) for n, c in sent.items() if n not in shown)]:
-        if sent and name not in sent and isinstance(claim, Claim) and not claim.read_only:
-            # The create body lists what a client may send; what a record shows beyond
-            # it (Stripe's `object`, `livemode`, `created`) is the server's to set.
-            claim = replace(claim, read_only=True, detail=claim.detail or NOT_SENT)
         if isinstance(claim, SchemaProblem):
             if claim.code == "polymorphic":
-                fields[name] = Claim(spec.source, type="json", wire="object", detail=claim.detail)
+                polymorphic = Claim(spec.source, type="json", wire="object", detail=claim.detail)
+                changed[name] = (polymorphic, {})
             else:
                 # The field is dropped, not the list: the entry names the field.
                 findings.append(Finding(coll_path, claim.code, f"field {name} {claim.detail}"))
             continue
-        if name not in shown:
-            claim = replace(claim, write_only=True)
+        changes: dict[str, Any] = {}
+        if sent and name not in sent and not claim.read_only:
+            # The create body lists what a client may send; what a record shows beyond
+            # it (Stripe's `object`, `livemode`, `created`) is the server's to set.
+            changes = {"read_only": True, "detail": claim.detail or NOT_SENT}
+        elif name not in shown:
+            changes = {"write_only": True}
         elif closed and name not in sent and not claim.read_only:
             # The create body refuses every property it does not declare: the
             # upstream manages this one (Prefect's `created`, `updated`).
-            claim = replace(claim, read_only=True, detail=NOT_SENT_CLOSED)
-        fields[name] = claim
-    required_set = frozenset(n for n in required if n in fields and not fields[n].read_only)
-    fields = {n: replace(c, required=n in required_set) for n, c in fields.items()}
+            changes = {"read_only": True, "detail": NOT_SENT_CLOSED}
+        changed[name] = (claim, changes)
+    required_set = frozenset(
+        n
+        for n in required
+        if n in changed and not changed[n][1].get("read_only", changed[n][0].read_only)
+    )
+    for name, (claim, changes) in changed.items():
+        fields[name] = replace(claim, **changes, required=name in required_set)
     return fields, required_set, findings
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import Finding
 from .._naming import identifier
-from ..live import Exchange, ProbeClient
+
+if TYPE_CHECKING:
+    from ..live import Exchange, ProbeClient
 
 ROOT_PATHS = ("/", "/api/")
 # json-server answers its whole database here: {collection: [records]}.

@@ -7,11 +7,10 @@ typed parameters, the request body's fields, and what kind of answer it gives.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
-
-import httpx
 
 from .._auth import SecurityScheme, prefix_from
 from .._draft import Claim, Param
@@ -22,6 +21,12 @@ from ._specload import SpecDoc
 from ._swagger2 import to_openapi3
 
 METHODS = ("get", "post", "put", "patch", "delete")
+# An absolute URL whose path reads as written: an ASCII host that is no IP address, and
+# no user, escape, query or fragment. Any other URL is left to httpx's parser.
+_PLAIN_URL = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.-]*://(?![0-9.]*(?::|/|$))[A-Za-z0-9.-]+(?::[0-9]*)?"
+    r"(/[A-Za-z0-9_~!$&'()*+,;=:@/.-]*)?"
+)
 _SUCCESS = ("200", "201", "202", "203", "204", "2XX", "2xx", "default")
 
 
@@ -72,11 +77,27 @@ def _server_path(doc: Mapping[str, Any]) -> str:
     if not isinstance(servers, list) or not servers or not isinstance(servers[0], dict):
         return ""
     url = str(servers[0].get("url", ""))
+    path = url_path(url) if "://" in url else url.split("?", 1)[0]
+    return "" if path is None or "{" in path else path.rstrip("/")
+
+
+def url_path(url: str) -> str | None:
+    """The path of an absolute URL as httpx reads it, None when httpx refuses the URL.
+
+    A plain URL is read here: a spec file alone is probed without loading the HTTP stack.
+    """
+    plain_url = _PLAIN_URL.fullmatch(url)
+    if plain_url is not None:
+        path = plain_url.group(1) or "/"
+        # httpx resolves dot segments; such a path is left to it
+        if not any(part in (".", "..") for part in path.split("/")):
+            return path
+    import httpx
+
     try:
-        path = httpx.URL(url).path if "://" in url else url.split("?", 1)[0]
+        return httpx.URL(url).path
     except httpx.InvalidURL:
-        return ""
-    return "" if "{" in path else path.rstrip("/")
+        return None
 
 
 def _body(content: Any) -> Body:
@@ -152,12 +173,12 @@ def _params(
         name, where = param.get("name"), param.get("in")
         if not isinstance(name, str) or where not in ("path", "query", "header", "cookie"):
             continue
+        # The parameter's own description stands in for its schema's.
+        told = str(param["description"]) if param.get("description") else None
         try:
-            claim = claim_of(param.get("schema", {}), resolver, source)
+            claim = claim_of(param.get("schema", {}), resolver, source, description=told)
         except SchemaProblem as problem:
-            claim = Claim(source, type="json", detail=problem.detail)
-        if param.get("description") and claim.description is None:
-            claim = replace(claim, description=str(param["description"]))
+            claim = Claim(source, type="json", detail=problem.detail, description=told)
         found[(name, where)] = Param(name, where, claim, bool(param.get("required")))
     return list(found.values())
 

@@ -16,11 +16,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .._errors import Finding
 from .._naming import is_placeholder, segments
-from ..live import Exchange, ProbeClient, envelope_of, html_links
+from ..live import envelope_of
 from ._collnames import distinct_names
+
+if TYPE_CHECKING:
+    from ..live import Exchange, ProbeClient
 
 # Bounds: links taken from one page, and links read in all (each costs up to 3 GETs).
 MAX_PAGE_LINKS = 40
@@ -92,6 +96,8 @@ def _html(client: ProbeClient, answer: Exchange) -> Exchange:
 
 def _links(client: ProbeClient, page: Exchange) -> list[str]:
     """Paths under the base that the page links, without queries, fragments or assets."""
+    from ..live import html_links  # the HTML reader loads with the live probe that reads pages
+
     if page.kind != "html" or not page.ok:
         return []
     paths: list[str] = []

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._draft import Claim, Param
 from .._errors import Finding
-from ..live import Exchange, ProbeClient
 from ._collections import SpecCollection
+
+if TYPE_CHECKING:
+    from ..live import Exchange, ProbeClient
 
 SOURCE = "pocketbase"
 SCHEMA_PATH = "/api/collections"

@@ -14,6 +14,8 @@ from typing import Any
 from .._draft import Claim
 
 _MAX_REF_CHAIN = 32
+# dict first: a spec is parsed JSON, and the abstract class alone is slow to check
+_MAPPINGS = (dict, Mapping)
 
 
 class SchemaProblem(Exception):
@@ -35,7 +37,7 @@ class Resolver:
         node: Any = self.doc
         for part in ref[2:].split("/"):
             part = part.replace("~1", "/").replace("~0", "~")
-            if not isinstance(node, Mapping) or part not in node:
+            if not isinstance(node, _MAPPINGS) or part not in node:
                 raise SchemaProblem("no-schema", f"unresolvable reference {ref}")
             node = node[part]
         return node
@@ -43,7 +45,7 @@ class Resolver:
     def deref(self, node: Any, seen: tuple[str, ...]) -> tuple[dict[str, Any], tuple[str, ...]]:
         """Follow ``$ref``s; `seen` is the chain of refs being read, for cycle checks."""
         for _ in range(_MAX_REF_CHAIN):
-            if not isinstance(node, Mapping):
+            if not isinstance(node, _MAPPINGS):
                 return {}, seen
             ref = node.get("$ref")
             if not isinstance(ref, str):
@@ -119,15 +121,19 @@ def _string_claim(schema: Mapping[str, Any], base: dict[str, Any]) -> Claim:
     return Claim(type="string", max=size, **base)
 
 
-def claim_of(node: Any, resolver: Resolver, source: str, seen: tuple[str, ...] = ()) -> Claim:
-    """The claim a spec makes about one property; `SchemaProblem` when it cannot say."""
+def claim_of(
+    node: Any, resolver: Resolver, source: str, seen: tuple[str, ...] = (),
+    description: str | None = None,
+) -> Claim:  # fmt: skip
+    """The claim a spec makes about one property; `SchemaProblem` when it cannot say.
+    `description` is used where the schema has none."""
     schema, seen, nullable = flatten(node, resolver, seen)
     base: dict[str, Any] = {
         "source": source,
         "read_only": bool(schema.get("readOnly")),
         "write_only": bool(schema.get("writeOnly")),
         "nullable": nullable,
-        "description": schema.get("description") or schema.get("title") or None,
+        "description": schema.get("description") or schema.get("title") or description,
         "format": schema.get("format") if isinstance(schema.get("format"), str) else None,
     }
     kind = schema.get("type")

@@ -13,9 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..live import Exchange, html_links
+from ..live import html_links
+
+if TYPE_CHECKING:
+    from ..live import Exchange
 
 SPEC_RELS = ("service-desc", "describedby")
 # A key or a path that names a spec, and a document's suffix.

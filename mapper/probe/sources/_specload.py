@@ -18,14 +18,14 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import yaml
 
 from .._errors import UnreachableError, UsageError
-from ..live import Exchange, ProbeClient
-from ._speclinks import spec_links
+
+if TYPE_CHECKING:
+    from ..live import Exchange, ProbeClient
 
 WELL_KNOWN = (
     "/openapi.json",
@@ -109,6 +109,10 @@ def load_given(source: str, client: ProbeClient | None) -> SpecDoc:
 
 
 def _fetch_named(url: str, client: ProbeClient | None) -> SpecDoc:
+    import httpx  # loaded to fetch a spec named by URL; a spec file never needs it
+
+    from ..live import ProbeClient
+
     target = httpx.URL(url)
     if client is not None and client.base.contains(target):
         answer = client.get(target, accept=SPEC_ACCEPT)
@@ -137,6 +141,8 @@ MAX_LINKED = 8
 
 
 def _linked(client: ProbeClient, first: Exchange, notes: list[str]) -> SpecDoc | None:
+    from ._speclinks import spec_links  # a live root's links; a spec file needs none
+
     for link in spec_links(first)[:MAX_LINKED]:
         url = client.resolve(link.href, first.url)
         if url is None:
@@ -154,6 +160,8 @@ def _linked(client: ProbeClient, first: Exchange, notes: list[str]) -> SpecDoc |
 
 def _first_plain_get(doc: dict[str, Any], base_path: str) -> str | None:
     """The spec's first GET route with no path parameter, relative to the base."""
+    import httpx  # found, not given: a live probe, which has it loaded
+
     if _kind(doc) == "swagger":
         prefix = str(doc.get("basePath") or "")
     else:

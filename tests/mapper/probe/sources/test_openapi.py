@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 from mapper.probe.sources._collections import group
-from mapper.probe.sources._openapi import read_routes
+from mapper.probe.sources._openapi import read_routes, url_path
 from mapper.probe.sources._specload import SpecDoc
 
 from ..fakes import payload
@@ -400,3 +401,21 @@ def _answer(schema: Any) -> dict[str, Any]:
 def test_a_create_answering_under_a_key_says_so(answer: Any, key: str | None) -> None:
     (coll,), _, findings = _projects({"requestBody": _body("name"), "responses": _answer(answer)})
     assert coll.write_answer == key and "POST" in coll.methods and not findings
+
+
+URLS = [
+    "https://api.stripe.com", "https://api.stripe.com/", "https://api.example.com/v1.0/",
+    "http://127.0.0.1:8000/api", "https://x:99999/a", "https://999.1.1.1/a", "https://x/a/../b",
+    "https://x/a/./b", "https://x/a%20b", "https://x/a b", "https://x?q=1", "https://x/#f",
+    "https://u:p@x/a", "http://[::1]/a", "https://é.example/a", "https://x/é", "ftp://x/y",
+    "https://x/{version}/", "https://x/a;b=c", "https://x/a//b", "https://x/..",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("url", URLS)
+def test_a_servers_path_reads_as_httpx_reads_it(url: str) -> None:
+    try:
+        expected: str | None = httpx.URL(url).path
+    except httpx.InvalidURL:
+        expected = None
+    assert url_path(url) == expected
