@@ -11,6 +11,8 @@ from ._chain import Done as Done
 from ._chain import Order as Order
 from ._chain import Write as Write
 from ._chain import run_write as run_write
+from ._context import context_doc as context_doc
+from ._context import set_context as set_context
 from ._describe import describe_entity as describe_entity
 from ._describe import describe_module as describe_module
 from ._describe import describe_record as describe_record
@@ -20,6 +22,10 @@ from ._describe import identity as identity
 from ._describe import refuse_depth as refuse_depth
 from ._describe import whoami as whoami
 from ._describer import Describer as Describer
+from ._events import Raised as Raised
+from ._events import default_dedup_key as default_dedup_key
+from ._events import events_feed as events_feed
+from ._events import trigger as trigger
 from ._jobs import JobRunner as JobRunner
 from ._jobs import job_doc as job_doc
 from ._lookup import authorise as authorise
@@ -51,6 +57,10 @@ from ._security import presented_token as presented_token
 from ._security import rate_key as rate_key
 from ._security import token_key as token_key
 from ._state import RuntimeState as RuntimeState
+from ._tasks import act_on_task as act_on_task
+from ._tasks import get_task as get_task
+from ._tasks import list_tasks as list_tasks
+from ._tasks import no_task_id as no_task_id
 from ._writes import create_record as create_record
 from ._writes import delete_record as delete_record
 from ._writes import refuse_verb as refuse_verb
@@ -58,12 +68,13 @@ from ._writes import update_record as update_record
 
 __all__ = [
     "CHUNK", "DEFAULT_HOW", "HOW_MAX", "RECEIPT_HEADER", "RECORD_PARAMS", "Describer", "Done",
-    "GateRefused", "JobRunner", "Order", "RateLimiter", "Reads", "RuntimeState", "Security",
-    "ServeOptions", "Write", "allowed_hosts", "authorise", "authorise_read", "build_state",
-    "call_http", "check_fields", "create_record", "delete_record", "describe_entity",
-    "describe_module", "describe_record", "describe_relation", "describe_root", "entity_named",
-    "execute", "gate", "host_allowed", "how_text", "identity", "job_doc", "operation_named",
-    "operations_listing", "poll_job", "presented_token", "rate_key", "receipts_feed",
-    "records_by_id", "refuse_depth", "refuse_stray_parts", "refuse_verb", "run_operation",
-    "run_write", "token_key", "update_record", "whoami",
+    "GateRefused", "JobRunner", "Order", "Raised", "RateLimiter", "Reads", "RuntimeState",
+    "Security", "ServeOptions", "Write", "act_on_task", "allowed_hosts", "authorise",
+    "authorise_read", "build_state", "call_http", "check_fields", "context_doc", "create_record",
+    "default_dedup_key", "delete_record", "describe_entity", "describe_module", "describe_record",
+    "describe_relation", "describe_root", "entity_named", "events_feed", "execute", "gate",
+    "get_task", "host_allowed", "how_text", "identity", "job_doc", "list_tasks", "no_task_id",
+    "operation_named", "operations_listing", "poll_job", "presented_token", "rate_key",
+    "receipts_feed", "records_by_id", "refuse_depth", "refuse_stray_parts", "refuse_verb",
+    "run_operation", "run_write", "set_context", "token_key", "trigger", "update_record", "whoami"
 ]  # fmt: skip

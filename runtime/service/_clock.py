@@ -11,6 +11,12 @@ def server_now() -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
+def wire_time(moment: datetime) -> str:
+    """A stored instant as the protocol writes it (as `server_now`)."""
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
 def tz_offset_minutes() -> int:
     """The server's local zone, minutes east of UTC."""
     offset = datetime.now().astimezone().utcoffset()

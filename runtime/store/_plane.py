@@ -88,16 +88,29 @@ class PlaneMixin(StoreBase):
             return [Task(**row._mapping) for row in conn.execute(query)]
 
     def update_task(
-        self, app_id: str, task_id: str, *, expect: tuple[str, ...], values: dict[str, Any]
+        self,
+        app_id: str,
+        task_id: str,
+        *,
+        expect: tuple[str, ...],
+        values: dict[str, Any],
+        claim: tuple[str, str] | None = None,
     ) -> Task | None:
         """Set `values` if the task's status is one of `expect`, in one statement (the claim
-        is the lock: of two racing callers one wins); None when it was not."""
+        is the lock: of two racing callers one wins); None when it was not.
+
+        `claim` = (credential id, principal) records who claimed it, and when.
+        """
+        now = self._now()
+        if claim is not None:
+            values = {**values, "claim_credential": claim[0], "claim_principal": claim[1],
+                      "claimed_at": now}  # fmt: skip
         with self._write() as conn:
             done = conn.execute(
                 update(tasks)
                 .where(tasks.c.app_id == app_id, tasks.c.id == task_id)
                 .where(tasks.c.status.in_(expect))
-                .values(**values, updated_at=self._now())
+                .values(**values, updated_at=now)
             )
             return _task(conn, app_id, task_id) if done.rowcount == 1 else None
 
@@ -111,6 +124,10 @@ class PlaneMixin(StoreBase):
             & (tasks.c.status == "working")
             & (tasks.c.updated_at < now - timedelta(seconds=stale_seconds))
         )
+        with self._read() as conn:
+            # most calls find nothing stale: a read keeps them off the write lock
+            if conn.execute(select(tasks.c.seq).where(stale).limit(1)).first() is None:
+                return 0
         with self._write() as conn:
             failed = conn.execute(
                 update(tasks)

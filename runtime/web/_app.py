@@ -17,6 +17,7 @@ from runtime.service import RuntimeState
 
 from . import _a2app as a2app
 from . import _ops as ops
+from . import _plane as plane
 from . import _records as records
 from ._adapter import Handler, Lookup, endpoint
 from ._http import error_reply, log
@@ -75,6 +76,12 @@ def _routes(app: FastAPI) -> None:
         add(path, a2app.identity, ALL_METHODS)
     add("/api/_a2app/whoami", a2app.whoami, ALL_METHODS)
     add("/api/_a2app/receipts", a2app.receipts, ALL_METHODS, rate="data")
+    # The app->agent plane (§8, §14): rate class data; a task action reads its body.
+    add("/api/_a2app/events", plane.events, ALL_METHODS, rate="data")
+    add("/api/_a2app/context", plane.context, ALL_METHODS, rate="data", body=True)
+    add("/api/_a2app/tasks", plane.tasks, ALL_METHODS, rate="data")
+    add("/api/_a2app/tasks/{id}", plane.task, ALL_METHODS, rate="data")
+    add("/api/_a2app/tasks/{id}/{action}", plane.task_action, ALL_METHODS, rate="data", body=True)
     add(DESCRIBE, a2app.describe_root, ALL_METHODS)
     add(DESCRIBE + "/{module}", a2app.describe_module, ALL_METHODS)
     add(DESCRIBE + "/{module}/{entity}", a2app.describe_entity, ALL_METHODS)

@@ -28,7 +28,7 @@ FILLS = {
     "cursor": "0",
 }
 # The reference's routes under /api/_a2app this runtime does not serve.
-NOT_SERVED = ("viewers", "context", "events", "tasks")
+NOT_SERVED = ("viewers",)
 
 
 def _table(first: str) -> list[list[str]]:

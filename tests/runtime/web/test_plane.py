@@ -1,0 +1,308 @@
+"""The app→agent plane over HTTP: every task rule and error code of §14.2, the sweep on a
+moved clock, the events cursor (§14.1) and the context with its owner-only write (§8)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient
+
+import pytest
+
+from runtime.mapping import load_mapping_text
+from runtime.service import RuntimeState, trigger
+from runtime.store import Store
+from runtime.upstream import UpstreamClient
+from runtime.web import create_app
+
+ROOT = Path(__file__).resolve().parents[3]
+KANBAN_TEXT = (ROOT / "mappings" / "conformance-kanban.yaml").read_text()
+UI = "http://app.example:3000"
+FULL = {"x-a2app-token": "a2app_plane_full"}
+OTHER = {"x-a2app-token": "a2app_plane_other"}
+RO = {"x-a2app-token": "a2app_plane_ro"}
+TASKS = "/api/_a2app/tasks"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@dataclass
+class Served:
+    client: TestClient
+    state: RuntimeState
+    clock: Clock
+
+    def task(self, capability: str = "summarize", payload: Any = None) -> str:
+        raised = trigger(self.state, "card.due_soon", payload or {"id": "c1"}, capability)
+        assert raised.task is not None
+        return raised.task.id
+
+    def post(self, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
+        return self.client.post(path, json=body or {}, headers=FULL if headers is None else headers)
+
+
+@pytest.fixture
+def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Served]:
+    monkeypatch.setenv("KANBAN_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("KANBAN_TOKEN", "unused")
+    text = KANBAN_TEXT.replace("allowedOrigins: []", f"allowedOrigins: [{UI!r}]")
+    assert UI in text
+    mapping = load_mapping_text(text)
+    clock = Clock()
+    store = Store.open(f"sqlite:///{tmp_path / 'store.sqlite3'}", clock=clock)
+    store.create_grant(id="cred_full", agent_name="runner", scopes=["*"], token="a2app_plane_full")
+    store.create_grant(id="cred_other", agent_name="other", scopes=["*"], token="a2app_plane_other")
+    store.create_grant(
+        id="cred_ro", agent_name="ro", scopes=["data:cards:read"], token="a2app_plane_ro"
+    )
+    state = RuntimeState(mapping, store, UpstreamClient(mapping.upstream))
+    try:
+        with TestClient(create_app(state), base_url="http://127.0.0.1") as client:
+            yield Served(client, state, clock)
+    finally:
+        store.close()
+
+
+def _refused(answer: Any) -> tuple[int, str]:
+    body = answer.json()
+    assert body["a2app"] is True and body["ok"] is False, body
+    return answer.status_code, body["code"]
+
+
+# ------------------------------------------------------------------ the lifecycle
+
+
+def test_a_task_goes_from_submitted_to_completed(served: Served) -> None:
+    task_id = served.task()
+    assert task_id.startswith("tsk_") and len(task_id) == 20
+    listed = served.client.get(TASKS, params={"status": "submitted"}).json()
+    assert listed["pollAfterMs"] == 2000 and [t["id"] for t in listed["tasks"]] == [task_id]
+    fresh = listed["tasks"][0]
+    assert fresh["request"] == {"capability": "summarize", "payload": {"id": "c1"}}
+    assert (fresh["status"], fresh["claim"], fresh["progress"]) == (
+        "submitted", None, {"step": None, "percent": 0},
+    )  # fmt: skip
+    assert fresh["event"].startswith("evt_") and fresh["createdAt"] == "2030-01-02T03:04:05.000Z"
+
+    claimed = served.post(f"{TASKS}/{task_id}/claim", {"agent": "cred_full"}).json()
+    assert claimed["status"] == "working"
+    assert claimed["claim"] == {
+        "credentialId": "cred_full", "principal": "owner", "claimedAt": "2030-01-02T03:04:05.000Z"
+    }  # fmt: skip
+    step = served.post(f"{TASKS}/{task_id}/progress", {"step": "reading", "percent": 40}).json()
+    assert step["progress"] == {"step": "reading", "percent": 40}
+    done = served.post(
+        f"{TASKS}/{task_id}/complete", {"status": "completed", "result": {"summary": "1 card"}}
+    ).json()
+    assert (done["status"], done["result"]) == ("completed", {"summary": "1 card"})
+    assert served.client.get(f"{TASKS}/{task_id}").json()["status"] == "completed"
+    assert served.client.get(TASKS, params={"status": "submitted"}).json()["tasks"] == []
+
+
+def test_a_claim_by_agent_name_and_a_failed_completion(served: Served) -> None:
+    task_id = served.task()
+    assert served.post(f"{TASKS}/{task_id}/claim", {"agent": "runner"}).status_code == 200
+    failed = served.post(f"{TASKS}/{task_id}/complete", {"status": "failed"}).json()
+    assert (failed["status"], failed["reason"]) == ("failed", "unspecified")
+
+
+def test_ask_sets_input_required_and_a_later_progress_resumes(served: Served) -> None:
+    task_id = served.task()
+    served.post(f"{TASKS}/{task_id}/claim")
+    asked = served.post(f"{TASKS}/{task_id}/progress", {"step": "which list?", "ask": {"q": 1}})
+    assert asked.json()["status"] == "input-required" and "ask" not in asked.json()
+    resumed = served.post(f"{TASKS}/{task_id}/progress", {"step": "going on"}).json()
+    assert (resumed["status"], resumed["progress"]["step"]) == ("working", "going on")
+
+
+def test_a_repeated_occurrence_returns_the_finished_task(served: Served) -> None:
+    task_id = served.task(payload={"id": "c9"})
+    served.post(f"{TASKS}/{task_id}/cancel")
+    again = trigger(served.state, "card.due_soon", {"id": "c9"}, "summarize")
+    assert not again.new and again.task is not None and again.task.id == task_id
+    assert again.task.status == "canceled"
+
+
+# ------------------------------------------------------------------ the sweep
+
+
+def test_a_stale_claim_is_redelivered_and_a_heartbeat_keeps_it(served: Served) -> None:
+    task_id = served.task()
+    served.post(f"{TASKS}/{task_id}/claim")
+    served.clock.advance(50)
+    # a heartbeat: `step` alone, no percent, keeps the last percent
+    beat = served.post(f"{TASKS}/{task_id}/progress", {"step": "still here"})
+    assert beat.status_code == 200 and beat.json()["progress"]["percent"] == 0
+    served.clock.advance(50)
+    assert served.client.get(f"{TASKS}/{task_id}").json()["status"] == "working"
+    served.clock.advance(11)
+    back = served.client.get(f"{TASKS}/{task_id}").json()
+    assert (back["status"], back["claim"]) == ("submitted", None)
+    # the agent that lost it is told so on its next heartbeat
+    lost = served.post(f"{TASKS}/{task_id}/progress", {"step": "late"})
+    assert _refused(lost) == (409, "task_not_claimable")
+
+
+def test_the_fifth_stale_claim_fails_the_task(served: Served) -> None:
+    task_id = served.task()
+    for _ in range(5):
+        assert served.post(f"{TASKS}/{task_id}/claim").status_code == 200
+        served.clock.advance(61)
+    final = served.client.get(f"{TASKS}/{task_id}").json()
+    assert (final["status"], final["reason"]) == ("failed", "redelivery_exhausted")
+
+
+# ------------------------------------------------------------------ every refusal
+
+
+def test_task_not_found_before_the_verb_and_the_action(served: Served) -> None:
+    assert _refused(served.client.get(f"{TASKS}/tsk_nope")) == (404, "task_not_found")
+    assert _refused(served.post(f"{TASKS}/tsk_nope/claim", {"agent": "cred_full"})) == (
+        404, "task_not_found",
+    )  # fmt: skip
+    assert _refused(served.post(f"{TASKS}/tsk_nope/bogus")) == (404, "task_not_found")
+
+
+def test_task_not_claimable(served: Served) -> None:
+    task_id = served.task()
+    for action in ("progress", "complete"):
+        body = {"status": "completed"} if action == "complete" else {"step": "x"}
+        assert _refused(served.post(f"{TASKS}/{task_id}/{action}", body)) == (
+            409, "task_not_claimable",
+        )  # fmt: skip
+    served.post(f"{TASKS}/{task_id}/claim")
+    assert _refused(served.post(f"{TASKS}/{task_id}/claim")) == (409, "task_not_claimable")
+    served.post(f"{TASKS}/{task_id}/complete", {"status": "completed"})
+    assert _refused(served.post(f"{TASKS}/{task_id}/cancel")) == (409, "task_not_claimable")
+
+
+def test_task_canceled(served: Served) -> None:
+    task_id = served.task()
+    served.post(f"{TASKS}/{task_id}/claim")
+    assert served.post(f"{TASKS}/{task_id}/cancel").json()["status"] == "canceled"
+    assert _refused(served.post(f"{TASKS}/{task_id}/progress", {"step": "x"})) == (
+        409, "task_canceled",
+    )  # fmt: skip
+    assert _refused(served.post(f"{TASKS}/{task_id}/complete", {"status": "completed"})) == (
+        409, "task_canceled",
+    )  # fmt: skip
+    assert _refused(served.post(f"{TASKS}/{task_id}/cancel")) == (409, "task_not_claimable")
+
+
+def test_principal_mismatch_names_both(served: Served) -> None:
+    task_id = served.task()
+    answer = served.post(f"{TASKS}/{task_id}/claim", {"agent": "cred_full"}, OTHER)
+    assert _refused(answer) == (403, "principal_mismatch")
+    assert (answer.json()["requested"], answer.json()["actual"]) == ("cred_full", "cred_other")
+    assert served.client.get(f"{TASKS}/{task_id}").json()["status"] == "submitted"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status"),
+    [
+        ("POST", TASKS, {}, 400),  # no task id
+        ("POST", "{task}/complete", {"status": "done"}, 400),
+        ("POST", "{task}/complete", {"status": "input-required"}, 400),
+        ("POST", "{task}/progress", {"percent": "half"}, 400),
+        ("POST", "{task}/claim", {"agent": 7}, 400),
+        ("POST", "{task}", {}, 404),  # no action
+        ("POST", "{task}/finish", {}, 404),  # unknown action
+        ("GET", "{task}/claim", None, 405),
+        ("DELETE", "{task}", None, 405),
+        ("PUT", "/api/_a2app/events", None, 405),
+    ],
+)
+def test_usage(served: Served, method: str, path: str, body: Any, status: int) -> None:
+    task_id = served.task()
+    if "complete" in path or "progress" in path:
+        served.post(f"{TASKS}/{task_id}/claim")
+    url = path.replace("{task}", f"{TASKS}/{task_id}")
+    answer = served.client.request(method, url, json=body, headers=FULL)
+    assert _refused(answer) == (status, "usage")
+    assert served.client.get(f"{TASKS}/{task_id}").json()["status"] in ("submitted", "working")
+
+
+def test_an_unknown_status_filter_is_refused_not_answered_empty(served: Served) -> None:
+    assert _refused(served.client.get(TASKS, params={"status": "done"})) == (400, "usage")
+    assert _refused(served.client.get(TASKS, params={"state": "working"})) == (
+        400, "invalid_query",
+    )  # fmt: skip
+
+
+def test_reads_are_anonymous_but_every_change_needs_a_credential(served: Served) -> None:
+    task_id = served.task()
+    assert served.client.get(f"{TASKS}/{task_id}").status_code == 200
+    answer = served.client.post(f"{TASKS}/{task_id}/claim", json={})
+    assert _refused(answer) == (401, "agent_token_required")
+    # any scopes will do: a read-only grant may claim
+    assert served.post(f"{TASKS}/{task_id}/claim", {}, RO).json()["claim"]["credentialId"] == (
+        "cred_ro"
+    )
+
+
+def test_a_foreign_origin_is_refused_before_the_task_lookup(served: Served) -> None:
+    answer = served.client.get(f"{TASKS}/tsk_nope", headers={"origin": "http://evil.example"})
+    assert _refused(answer) == (403, "forbidden_origin")
+
+
+# ------------------------------------------------------------------ events
+
+
+def test_events_page_by_cursor(served: Served) -> None:
+    empty = served.client.get("/api/_a2app/events").json()
+    assert (empty["events"], empty["nextCursor"], empty["pollAfterMs"]) == ([], "0", 3000)
+    for n in range(3):
+        trigger(served.state, "card.due_soon", {"id": f"c{n}"})
+    first = served.client.get("/api/_a2app/events").json()
+    assert [e["payload"]["id"] for e in first["events"]] == ["c0", "c1", "c2"]
+    event = first["events"][0]
+    assert event["id"].startswith("evt_") and len(event["id"]) == 20
+    assert (event["type"], event["app"]) == ("card.due_soon", "conformance_kanban")
+    after = served.client.get("/api/_a2app/events", params={"since": first["nextCursor"]}).json()
+    assert after["events"] == [] and after["nextCursor"] == first["nextCursor"]
+    assert _refused(served.client.get("/api/_a2app/events", params={"since": "x"})) == (
+        400, "usage",
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------------ context
+
+
+def test_context_defaults_and_is_set_by_the_ui_or_the_owner(served: Served) -> None:
+    context = "/api/_a2app/context"
+    assert served.client.get(context).json() == {"a2app": True, "view": None, "selected": []}
+    doc = {"view": "board", "selected": [{"entity": "cards", "id": "card_seed"}]}
+    assert served.client.put(context, json=doc, headers={"origin": UI}).status_code == 200
+    assert served.client.get(context, headers=RO).json() == {"a2app": True, **doc}
+    assert served.client.put(context, json={"view": None}, headers=FULL).json()["view"] is None
+    assert _refused(served.client.put(context, json=doc)) == (401, "agent_token_required")
+    assert _refused(served.client.put(context, json=doc, headers=RO)) == (
+        403, "insufficient_scope",
+    )  # fmt: skip
+    evil = {"origin": "http://evil.example"}
+    assert _refused(served.client.put(context, json=doc, headers=evil)) == (
+        403, "forbidden_origin",
+    )  # fmt: skip
+    nope = {"selected": [{"entity": "nope", "id": "1"}]}
+    assert _refused(served.client.put(context, json=nope, headers=FULL)) == (
+        404, "unknown_entity",
+    )  # fmt: skip
+    assert _refused(served.client.put(context, json={"x": 1}, headers=FULL)) == (400, "usage")
+    assert _refused(served.client.delete(context, headers=FULL)) == (405, "usage")
+    assert served.client.get(context).json()["view"] is None
