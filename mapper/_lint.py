@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from runtime.mapping import MappingError, load_mapping_text
+from runtime.mapping import Mapping, MappingError, load_mapping_text
 
 from ._exits import Exit
 
@@ -22,6 +22,7 @@ def lint_files(paths: list[Path]) -> int:
             continue
         try:
             mapping = load_mapping_text(text, filename=str(path), resolve_env=False)
+            _check_triggers(mapping, str(path))
         except MappingError as exc:
             for problem in exc.problems:
                 print(problem.render(str(path)))
@@ -34,3 +35,12 @@ def lint_files(paths: list[Path]) -> int:
             f"{len(mapping.operations)} operations, {mapping.content_hash})"
         )
     return worst
+
+
+def _check_triggers(mapping: Mapping, filename: str) -> None:
+    """Trigger filters are checked by the runtime's own grammar, as serving checks them."""
+    from runtime.service import trigger_problems
+
+    problems = trigger_problems(mapping)
+    if problems:
+        raise MappingError(problems, filename)

@@ -53,6 +53,7 @@ from ._model import Request as Request
 from ._model import ResponseProjection as ResponseProjection
 from ._model import Serve as Serve
 from ._model import SortSpec as SortSpec
+from ._model import Trigger as Trigger
 from ._model import Unmapped as Unmapped
 from ._model import Upstream as Upstream
 from ._model import WriteSpec as WriteSpec
@@ -74,7 +75,8 @@ __all__ = [
     "Entity", "ErrorStyle", "Evidence", "Field", "FieldType", "FilterParam", "JobExecutor",
     "Mapping", "MappingError", "Module", "Not", "Operation", "Pagination", "PaginationStyle",
     "Predicate", "ProbeRecord", "Problem", "RateLimits", "Request", "ResponseProjection",
-    "Serve", "SortSpec", "Unmapped", "Upstream", "WriteSpec", "check_document", "check_text",
+    "Serve", "SortSpec", "Trigger", "Unmapped", "Upstream", "WriteSpec", "check_document",
+    "check_text",
     "compile_auth", "compile_pagination", "compile_predicate", "content_hash", "declared_type",
     "default_label", "dump", "dump_evidence", "dump_predicate", "dump_yaml",
     "load_document", "load_mapping", "load_mapping_text", "schema", "served_values",

@@ -30,6 +30,7 @@ from ._model import (
     ResponseProjection,
     Serve,
     SortSpec,
+    Trigger,
     Unmapped,
     Upstream,
     WriteSpec,
@@ -280,6 +281,18 @@ def _serve(spec: dict[str, Any] | None) -> Serve:
         conventions=frozen_map(spec.get("conventions", {})),
         rate_limits=RateLimits(data=limits.get("data", 1200), ops=limits.get("ops", 300)),
         scan_limit=spec.get("scanLimit", 10_000),
+        triggers=tuple(_trigger(t) for t in spec.get("triggers", ())),
+    )
+
+
+def _trigger(spec: dict[str, Any]) -> Trigger:
+    return Trigger(
+        type=spec["type"],
+        entity=spec["entity"],
+        filter=spec["filter"],
+        capability=spec.get("capability"),
+        payload=tuple(spec.get("payload", ())),
+        dedup_key=tuple(spec.get("dedupKey", ())),
     )
 
 

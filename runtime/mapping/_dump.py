@@ -31,6 +31,7 @@ from ._model import (
     ProbeRecord,
     Request,
     Serve,
+    Trigger,
     Upstream,
 )
 from ._model import Mapping as MappingModel
@@ -326,6 +327,19 @@ def _serve(s: Serve) -> Doc:
         doc["rateLimits"] = limits
     if s.scan_limit != 10_000:
         doc["scanLimit"] = s.scan_limit
+    if s.triggers:
+        doc["triggers"] = [_trigger(t) for t in s.triggers]
+    return doc
+
+
+def _trigger(t: Trigger) -> Doc:
+    doc: Doc = {"type": t.type, "entity": t.entity, "filter": t.filter}
+    if t.capability is not None:
+        doc["capability"] = t.capability
+    if t.payload:
+        doc["payload"] = list(t.payload)
+    if t.dedup_key:
+        doc["dedupKey"] = list(t.dedup_key)
     return doc
 
 

@@ -397,6 +397,24 @@ class RateLimits:
 
 
 @dataclass(frozen=True, slots=True)
+class Trigger:
+    """An event the runtime raises for the app: each record of `entity` that `filter`
+    matches is one occurrence; with `capability`, a task is enqueued for it too.
+
+    `payload` lists the record's fields the event carries (empty: the whole record);
+    `dedup_key` lists the fields that make one occurrence (empty: the whole payload,
+    so a changed record is a new occurrence).
+    """
+
+    type: str
+    entity: str
+    filter: str
+    capability: str | None = None
+    payload: tuple[str, ...] = ()
+    dedup_key: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Serve:
     auth_mode: Literal["none", "multi-user"] = "none"
     allowed_origins: tuple[str, ...] = ()
@@ -406,6 +424,7 @@ class Serve:
     conventions: AbcMapping[str, str] = field(default_factory=frozen_map)
     rate_limits: RateLimits = RateLimits()
     scan_limit: int = 10_000
+    triggers: tuple[Trigger, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -365,4 +365,40 @@ def check_semantics(doc: dict[str, Any]) -> list[Problem]:
         seen.add(op["name"])
         problems.extend(_check_operation(index, op, modules, entities))
     problems.extend(_check_pagination(doc))
+    for index, trig in enumerate((doc.get("serve") or {}).get("triggers", [])):
+        problems.extend(_check_trigger(("serve", "triggers", index), trig, entities))
+    return problems
+
+
+def _check_trigger(
+    path: tuple[PathPart, ...], trig: dict[str, Any], entities: dict[str, Any]
+) -> list[Problem]:
+    """A trigger reads a declared entity and carries, and keys on, fields it declares.
+
+    Its filter is checked where the grammar lives, when the mapping is served and linted.
+    """
+    name = trig["entity"]
+    if name not in entities:
+        declared = list(entities)
+        return [
+            Problem(
+                (*path, "entity"),
+                f"'{name}' is not a declared entity; declared: {allowed(declared)}"
+                f"{did_you_mean(name, declared)}",
+            )
+        ]
+    fields = ["id", *entities[name].get("fields", {})]
+    problems = [
+        Problem((*path, "payload", i), f"'{f}' is not a field of {name}{did_you_mean(f, fields)}")
+        for i, f in enumerate(trig.get("payload", []))
+        if f not in fields
+    ]
+    carried = ["id", *trig["payload"]] if "payload" in trig else fields
+    problems += [
+        Problem(
+            (*path, "dedupKey", i), f"'{f}' is not in the trigger's payload ({allowed(carried)})"
+        )
+        for i, f in enumerate(trig.get("dedupKey", []))
+        if f not in carried
+    ]
     return problems

@@ -61,6 +61,8 @@ from ._tasks import act_on_task as act_on_task
 from ._tasks import get_task as get_task
 from ._tasks import list_tasks as list_tasks
 from ._tasks import no_task_id as no_task_id
+from ._triggers import Triggers as Triggers
+from ._triggers import trigger_problems as trigger_problems
 from ._writes import create_record as create_record
 from ._writes import delete_record as delete_record
 from ._writes import refuse_verb as refuse_verb
@@ -69,12 +71,13 @@ from ._writes import update_record as update_record
 __all__ = [
     "CHUNK", "DEFAULT_HOW", "HOW_MAX", "RECEIPT_HEADER", "RECORD_PARAMS", "Describer", "Done",
     "GateRefused", "JobRunner", "Order", "Raised", "RateLimiter", "Reads", "RuntimeState",
-    "Security", "ServeOptions", "Write", "act_on_task", "allowed_hosts", "authorise",
+    "Security", "ServeOptions", "Triggers", "Write", "act_on_task", "allowed_hosts", "authorise",
     "authorise_read", "build_state", "call_http", "check_fields", "context_doc", "create_record",
     "default_dedup_key", "delete_record", "describe_entity", "describe_module", "describe_record",
     "describe_relation", "describe_root", "entity_named", "events_feed", "execute", "gate",
     "get_task", "host_allowed", "how_text", "identity", "job_doc", "list_tasks", "no_task_id",
     "operation_named", "operations_listing", "poll_job", "presented_token", "rate_key",
     "receipts_feed", "records_by_id", "refuse_depth", "refuse_stray_parts", "refuse_verb",
-    "run_operation", "run_write", "set_context", "token_key", "trigger", "update_record", "whoami"
+    "run_operation", "run_write", "set_context", "token_key", "trigger", "trigger_problems",
+    "update_record", "whoami"
 ]  # fmt: skip

@@ -133,4 +133,7 @@ async def run_write(
     )  # fmt: skip
     to_file(state, entry(caller, write.target, "ok", record_id=done.record_id,
                          asserted_agent=agent))  # fmt: skip
+    if done.changed:
+        # the data moved: a declared trigger may match (or match anew) now
+        state.triggers.after_write()
     return done, kept.text

@@ -9,16 +9,25 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from runtime.mapping import Mapping
 from runtime.protocol import Caller, ProtocolError, canonical_json
-from runtime.store import Event, Task
+from runtime.store import Event, Store, Task
 
 from ._clock import wire_time
-from ._state import RuntimeState
 
 POLL_AFTER_MS = 3000
 PAGE = 500
+
+
+class Plane(Protocol):
+    """What raising an event needs: the app's mapping and the store."""
+
+    @property
+    def mapping(self) -> Mapping: ...
+    @property
+    def store(self) -> Store: ...
 
 
 def default_dedup_key(type: str, capability: str | None, payload: Any) -> str:
@@ -35,7 +44,7 @@ class Raised:
 
 
 def trigger(
-    state: RuntimeState,
+    state: Plane,
     type: str,
     payload: Any,
     capability: str | None = None,
@@ -62,7 +71,7 @@ def event_doc(event: Event) -> dict[str, Any]:
     }
 
 
-def events_feed(state: RuntimeState, caller: Caller, since: str) -> dict[str, Any]:
+def events_feed(state: Plane, caller: Caller, since: str) -> dict[str, Any]:
     """Events after cursor `since`, oldest first, at most `PAGE` per answer."""
     if not since.isdigit():
         raise ProtocolError("usage", "since is the nextCursor of an earlier answer (digits).")

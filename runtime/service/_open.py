@@ -5,11 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from runtime.mapping import Withheld, load_mapping, stamp_status, unproven_ref_checks
+from runtime.mapping import (
+    MappingError,
+    Withheld,
+    load_mapping,
+    stamp_status,
+    unproven_ref_checks,
+)
 from runtime.store import Store, default_store_url, state_dir
 from runtime.upstream import UpstreamClient
 
 from ._state import RuntimeState
+from ._triggers import trigger_problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +52,9 @@ def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
             f"{options.mapping_path}: {status.reason}. Prove it first with "
             f"`a2map verify {options.mapping_path}` (or serve it anyway with --allow-unverified)."
         )
+    problems = trigger_problems(mapping)
+    if problems:
+        raise MappingError(problems, str(options.mapping_path))
     directory = options.state_dir or state_dir()
     store = Store.open(options.store_url or default_store_url())
     token_file = directory / ".agent-token"

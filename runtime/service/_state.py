@@ -18,6 +18,7 @@ from ._fanout import process_gate
 from ._jobs import JobRunner
 from ._reads import Reads
 from ._security import RateLimiter, Security
+from ._triggers import Triggers
 
 
 @dataclass(slots=True)
@@ -36,6 +37,7 @@ class RuntimeState:
     describer: Describer = field(init=False)
     reads: Reads = field(init=False)
     jobs: JobRunner = field(init=False)
+    triggers: Triggers = field(init=False)
 
     def __post_init__(self) -> None:
         app_id = self.mapping.app.id
@@ -47,10 +49,12 @@ class RuntimeState:
         self.describer = Describer()
         self.reads = Reads(self)
         self.jobs = JobRunner(self.store, app_id, partial(call_http, self))
+        self.triggers = Triggers(self, self.reads)
 
     async def aclose(self) -> None:
-        """Stop the jobs this process runs, then the upstream's connections."""
+        """Stop the jobs and trigger passes this process runs, then the upstream's connections."""
         await self.jobs.aclose()
+        await self.triggers.aclose()
         await self.upstream.aclose()
 
     def close(self) -> None:

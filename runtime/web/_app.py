@@ -121,6 +121,8 @@ def create_app(state: RuntimeState) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state.jobs.sweep()
+        # before serving: an agent's first poll already sees what the data holds
+        await state.triggers.at_start()
         try:
             yield
         finally:

@@ -134,6 +134,23 @@ VARIANTS: list[tuple[str, Edit]] = [
         ),
     ),
     (
+        "triggers",
+        _set(
+            "serve.triggers",
+            [
+                {
+                    "type": "card.due_soon",
+                    "entity": "cards",
+                    "capability": "summarize",
+                    "filter": 'due != "" && due <= @todayEnd',
+                    "payload": ["title", "due"],
+                    "dedupKey": ["id", "due"],
+                },
+                {"type": "card.seen", "entity": "cards", "filter": "id != ''"},
+            ],
+        ),
+    ),
+    (
         "field flags",
         _set(
             "entities.cards.fields.title",
