@@ -1,6 +1,6 @@
 """Command line and server start-up for the kanban sample API.
 
-``python -m samples.kanban_drf serve --port PORT [--data DIR] [--seed default|rich]
+``python -m samples.kanban_drf serve --port PORT [--data DIR] [--seed default|rich|due-today]
 [--fault NAME] [--fault-on reads|writes|all]``
 
 Once the server listens and Django is warmed up, exactly one JSON line is printed on
@@ -10,7 +10,8 @@ goes to stderr.
 A fresh database is made by copying a migrated and seeded template that is built once per
 (seed, schema) in a cache directory (``$KANBAN_DRF_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/kanban_drf``, else ``<tmp>/kanban_drf-cache-<uid>``); each server then
-gets its own random API token.
+gets its own random API token. A dated seed (``due-today``) starts from a copy of its
+base seed's template and is changed after the copy (``dated.py``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .dated import DATED_SEEDS, apply_dated, base_seed
 from .faults import FAULT_TARGETS, FAULTS, WRITE_ONLY_FAULTS
 from .seed import SEEDS
 
@@ -105,9 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--seed",
-        choices=SEEDS,
-        default="default",
-        help="data set for a new database (default: %(default)s)",
+        choices=(*SEEDS, *DATED_SEEDS),
+        default=os.environ.get("KANBAN_DRF_SEED") or "default",
+        help="data set for a new database (default: $KANBAN_DRF_SEED, else %(default)s)",
     )
     serve.add_argument("--fault", choices=FAULTS, help="inject this fault into API requests")
     serve.add_argument(
@@ -136,6 +138,9 @@ def main(argv: list[str] | None = None) -> int:
         if data.exists() and not data.is_dir():
             parser.error(f"--data {args.data}: not a directory")
     if args.command == "serve":
+        if args.seed not in (*SEEDS, *DATED_SEEDS):  # from the environment: not checked yet
+            parser.error(f"KANBAN_DRF_SEED={args.seed}: not one of {', '.join(SEEDS)}, "
+                         f"{', '.join(DATED_SEEDS)}")  # fmt: skip
         return serve(args)
     parser.error(f"unknown command {args.command!r}")
     return 2
@@ -391,13 +396,15 @@ def serve(args: argparse.Namespace) -> int:
             _setup_django(db_path, args.fault, args.fault_on)
             _migrate()
         else:
-            template = template_path(args.seed)
+            seed = base_seed(args.seed)
+            template = template_path(seed)
             if template.exists():
                 _copy_atomic(template, db_path)
                 _setup_django(db_path, args.fault, args.fault_on)
             else:
-                log.info("building the %s template database %s", args.seed, template)
-                _build_template(args.seed, template, db_path, args.fault, args.fault_on)
+                log.info("building the %s template database %s", seed, template)
+                _build_template(seed, template, db_path, args.fault, args.fault_on)
+            apply_dated(args.seed)
         token = _issue_token(reuse)
 
         from django.core.wsgi import get_wsgi_application

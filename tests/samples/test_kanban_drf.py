@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,29 @@ def test_default_seed_is_exact(kanban: KanbanServer) -> None:
     root = get(kanban, "/api/").json()
     assert set(root) == {"boards", "lists", "cards", "tags"}
     assert root["cards"] == f"{kanban.url}/api/cards/"
+
+
+def test_the_due_today_seed_is_the_default_with_the_card_due_today(kanban: KanbanServer) -> None:
+    with start_kanban(seed="due-today") as dated:
+        today = datetime.now(UTC).date().isoformat()
+        (card,) = all_results(dated, "/api/cards/")
+        assert card["id"] == "card_seed" and card["due"] == today
+        assert {**card, "due": None} == all_results(kanban, "/api/cards/")[0]
+        for path in ("/api/boards/", "/api/lists/", "/api/tags/"):
+            assert all_results(dated, path) == all_results(kanban, path)
+    # the default's cached template was not touched by it
+    assert all_results(kanban, "/api/cards/")[0]["due"] is None
+    with start_kanban() as fresh:
+        assert all_results(fresh, "/api/cards/")[0]["due"] is None
+
+
+def test_an_unknown_seed_in_the_environment_is_a_usage_error() -> None:
+    env = {**os.environ, "KANBAN_DRF_SEED": "bogus", "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "samples.kanban_drf", "serve", "--port", "0"],
+        env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2 and "KANBAN_DRF_SEED=bogus" in done.stderr
 
 
 def test_token_is_required(kanban: KanbanServer) -> None:
