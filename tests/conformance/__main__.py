@@ -1,17 +1,23 @@
-"""Run class-A conformance checks against any A2App URL.
+"""Run class-A (or class-C) conformance checks against any A2App URL.
 
     python -m tests.conformance URL --full-token T --readonly-token T [--only 1-9,12]
+        [--class C]
 
 The server must serve the reference model (mappings/conformance-kanban.yaml)
-from fresh state: the checks change data and use an idempotency key.
+from fresh state: the checks change data and use an idempotency key. Class C
+needs its app side too: the model's class-C triggers over the Django sample's
+`due-today` seed (tests/fixtures/runtime.py, `with_class_c_triggers`).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from .runner import load_suite, run, select
+from .runner import SUITE, load_suite, run, select
+
+SUITES = {"A": SUITE, "C": Path(__file__).with_name("class_c.yaml")}
 
 
 def main() -> int:
@@ -25,10 +31,10 @@ def main() -> int:
         help="token of the grant cred_ro (data:cards:read data:lists:read)",
     )  # fmt: skip
     parser.add_argument("--only", help="check numbers, e.g. 1-9,12-16")
+    parser.add_argument("--class", dest="klass", choices=sorted(SUITES), default="A")
     args = parser.parse_args()
-    results = run(
-        select(load_suite(), args.only), args.url, {"full": args.full, "readonly": args.readonly}
-    )
+    checks = select(load_suite(SUITES[args.klass]), args.only)
+    results = run(checks, args.url, {"full": args.full, "readonly": args.readonly})
     for r in results:
         mark = "ok  " if r.ok else "FAIL"
         print(
