@@ -41,8 +41,11 @@ def _pid_alive(pid: int) -> bool:
 
 
 class JobRunner:
-    def __init__(self, store: Store, app_id: str, call: JobCall) -> None:
+    def __init__(
+        self, store: Store, app_id: str, call: JobCall, changed: Callable[[], None] | None = None
+    ) -> None:
         self.store, self.app_id, self.call = store, app_id, call
+        self.changed = changed  # told when a job changed data, after it is recorded
         self.host = socket.gethostname()
         self.owner = f"{self.host}:{os.getpid()}:{int(time.time() * 1000)}"
         self.tasks: dict[str, asyncio.Task[None]] = {}
@@ -89,6 +92,8 @@ class JobRunner:
             store.update_job(app, job_id, status="completed", result=result)
             if not op.read_only:
                 store.bump_data_version(app)
+                if self.changed is not None:
+                    self.changed()
         finally:
             beat.cancel()
             self.tasks.pop(job_id, None)

@@ -48,8 +48,11 @@ class RuntimeState:
         self.schema_version = schema_version(self.mapping)
         self.describer = Describer()
         self.reads = Reads(self)
-        self.jobs = JobRunner(self.store, app_id, partial(call_http, self))
         self.triggers = Triggers(self, self.reads)
+        # a job that changed data is a write too: the triggers look again
+        self.jobs = JobRunner(
+            self.store, app_id, partial(call_http, self), self.triggers.after_write
+        )
 
     async def aclose(self) -> None:
         """Stop the jobs and trigger passes this process runs, then the upstream's connections."""
