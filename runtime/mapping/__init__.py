@@ -37,6 +37,7 @@ from ._model import Dialect as Dialect
 from ._model import Entity as Entity
 from ._model import ErrorStyle as ErrorStyle
 from ._model import Evidence as Evidence
+from ._model import Feed as Feed
 from ._model import Field as Field
 from ._model import FieldType as FieldType
 from ._model import FilterParam as FilterParam
@@ -72,7 +73,7 @@ __all__ = [
     "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "NORMALIZATIONS", "READ_ONLY",
     "SERVER_WRITES",
     "AllOf", "AnyOf", "App", "Auth", "AuthType", "Compare", "CrudExecutor", "Dialect",
-    "Entity", "ErrorStyle", "Evidence", "Field", "FieldType", "FilterParam", "JobExecutor",
+    "Entity", "ErrorStyle", "Evidence", "Feed", "Field", "FieldType", "FilterParam", "JobExecutor",
     "Mapping", "MappingError", "Module", "Not", "Operation", "Pagination", "PaginationStyle",
     "Predicate", "ProbeRecord", "Problem", "RateLimits", "Request", "ResponseProjection",
     "Serve", "SortSpec", "Trigger", "Unmapped", "Upstream", "WriteSpec", "check_document",

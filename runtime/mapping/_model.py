@@ -415,6 +415,16 @@ class Trigger:
 
 
 @dataclass(frozen=True, slots=True)
+class Feed:
+    """The change feed: every `interval` seconds each of `entities` is read and compared
+    with what the last poll saw; `budget` caps the upstream requests spent per minute."""
+
+    entities: tuple[str, ...]
+    interval: int = 60
+    budget: int = 60
+
+
+@dataclass(frozen=True, slots=True)
 class Serve:
     auth_mode: Literal["none", "multi-user"] = "none"
     allowed_origins: tuple[str, ...] = ()
@@ -425,6 +435,7 @@ class Serve:
     rate_limits: RateLimits = RateLimits()
     scan_limit: int = 10_000
     triggers: tuple[Trigger, ...] = ()
+    feed: Feed | None = None
 
 
 @dataclass(frozen=True, slots=True)
