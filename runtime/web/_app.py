@@ -123,6 +123,7 @@ def create_app(state: RuntimeState) -> FastAPI:
         state.jobs.sweep()
         # before serving: an agent's first poll already sees what the data holds
         await state.triggers.at_start()
+        state.start_feed()
         try:
             yield
         finally:
