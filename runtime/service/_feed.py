@@ -117,14 +117,22 @@ class ChangeFeed:
 
     async def poll_entity(self, entity: Entity) -> list[FeedChange]:
         store, name = self.host.store, entity.name
-        if not store.feed_lease(self.app_id, name, self.holder, self.lease_seconds):
+
+        def keep() -> bool:
+            return store.feed_lease(self.app_id, name, self.holder, self.lease_seconds)
+
+        if not keep():
             return []  # another process polls it now
         state = store.feed_state(self.app_id, name)
         baselined = state is not None and state.baseline_at is not None
         progress = self._walks.get(name) or self._start_walk(entity, baselined)
         self._walks[name] = progress
         snapshot = store.feed_snapshot(self.app_id, name)
-        done = await walk(self.reads, entity, progress, self.budget, self.counter, snapshot)
+        done = await walk(self.reads, entity, progress, self.budget, self.counter, snapshot, keep)
+        if progress.lost:
+            del self._walks[name]
+            log.info("feed of %s: another process took the lease mid-walk", name)
+            return []
         if not done:
             note = (
                 f"walk stopped at page {progress.page} by the budget of {self.feed.budget} "

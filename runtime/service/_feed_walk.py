@@ -5,6 +5,7 @@ A walk the budget stopped keeps what it read and its next page, and resumes ther
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Mapping as AbcMapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -31,6 +32,7 @@ class Walk:
     cost: int = 1  # requests the last page took: what the next one is expected to
     records: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     stopped_early: bool = False  # a newest-first walk met a record it knew unchanged
+    lost: bool = False  # the lease went to another process mid-walk: this walk is void
 
 
 def modified_field(entity: Entity) -> str | None:
@@ -52,14 +54,22 @@ async def walk(
     budget: Budget,
     counter: CountingTransport,
     known: AbcMapping[str, str],
+    keep: Callable[[], bool],
 ) -> bool:
     """Read pages until the last one (True), or until the budget cannot pay the next (False).
 
     A newest-first walk also ends at the first record whose hash `known` holds already.
+    `keep` renews the lease before each further page: a long walk keeps it, and one that
+    lost it stops (`lost`).
     """
+    first = True
     while True:
         if budget.left() < progress.cost:
             return False
+        if not first and not keep():
+            progress.lost = True
+            return False
+        first = False
         before = counter.count
         query = {"page": str(progress.page), "perPage": str(PAGE), "skipTotal": "true"}
         if progress.sort:

@@ -61,15 +61,21 @@ class FeedMixin(StoreBase):
             )
 
     def feed_record(self, app_id: str, entity: str, seen: Iterable[Seen]) -> list[FeedChange]:
-        """Append the changes and bring the snapshot in line with them, in one transaction."""
+        """Append the changes and bring the snapshot in line with them, in one transaction;
+        a change the snapshot already holds (the same hash, or a delete of an absent id) is
+        skipped, so it is recorded once."""
         now = self._now()
         done: list[FeedChange] = []
         key = (feed_records.c.app_id == app_id) & (feed_records.c.entity == entity)
         with self._write() as conn:
             for change in seen:
-                conn.execute(
-                    delete(feed_records).where(key, feed_records.c.record_id == change.record_id)
-                )
+                here = key & (feed_records.c.record_id == change.record_id)
+                current = conn.execute(select(feed_records.c.hash).where(here)).scalar()
+                if current == change.hash:
+                    # already recorded: a write through the runtime, or another poller,
+                    # got there between this poll's read of the snapshot and now
+                    continue
+                conn.execute(delete(feed_records).where(here))
                 if change.hash is not None:
                     conn.execute(insert(feed_records).values(
                         app_id=app_id, entity=entity, record_id=change.record_id, hash=change.hash

@@ -60,3 +60,17 @@ def test_the_note_says_where_a_walk_stopped(store: Store) -> None:
     store.feed_note("kanban", "cards", "stopped at page 3: budget")
     state = store.feed_state("kanban", "cards")
     assert state is not None and state.note == "stopped at page 3: budget"
+
+
+def test_a_change_the_snapshot_holds_already_is_recorded_once(
+    open_store: Callable[..., Store],
+) -> None:
+    runtime, poller = open_store(), open_store()
+    runtime.feed_baseline("kanban", "cards", {"1": "a" * 64})
+    written = runtime.feed_record("kanban", "cards", [Seen("update", "1", "b" * 64, {"id": "1"})])
+    # the poller read the snapshot before that write, and met the written record
+    again = poller.feed_record("kanban", "cards", [
+        Seen("update", "1", "b" * 64, {"id": "1"}), Seen("delete", "9", None),
+    ])  # fmt: skip
+    assert len(written) == 1 and again == []
+    assert [c.seq for c in poller.feed_changes_since("kanban")] == [written[0].seq]

@@ -11,7 +11,13 @@ from typing import Any, TypeVar
 import httpx
 
 from runtime.store import FeedState, Store
-from tests.fixtures.runtime import KANBAN_DRF, mapping_variant, start_runtime
+from tests.fixtures.runtime import (
+    CONFORMANCE_GRANTS,
+    CONFORMANCE_TOKENS,
+    KANBAN_DRF,
+    mapping_variant,
+    start_runtime,
+)
 from tests.fixtures.servers import start_kanban
 
 FEED = {"entities": ["cards"], "interval": 1, "budget": 600}
@@ -37,7 +43,10 @@ def _events(url: str, cursor: str) -> tuple[list[dict[str, Any]], str]:
 def test_changes_made_in_the_app_itself_become_events(tmp_path: Path) -> None:
     mapping = mapping_variant(KANBAN_DRF, tmp_path, serve__feed=FEED)
     store_url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    with start_kanban() as django, start_runtime(mapping, django, store_url=store_url) as rt:
+    with (
+        start_kanban() as django,
+        start_runtime(mapping, django, store_url=store_url, grants=CONFORMANCE_GRANTS) as rt,
+    ):
         store = Store.open(store_url)
         try:
 
@@ -77,3 +86,21 @@ def test_changes_made_in_the_app_itself_become_events(tmp_path: Path) -> None:
         assert gone.status_code == 204, gone.text
         deleted = _until(next_events)
         assert [(e["type"], e["payload"]) for e in deleted] == [("cards.deleted", {"id": card})]
+
+        _, cursor = _events(rt.url, cursor)
+
+        # a write through the runtime is in the feed at once, and the polls after it
+        # do not report it again
+        full = {"x-a2app-token": CONFORMANCE_TOKENS["full"]}
+        through = httpx.post(
+            f"{rt.url}/api/collections/cards/records",
+            headers=full,
+            json={"title": "Through the runtime", "list": "list_todo"},
+        )
+        assert through.status_code == 200, through.text
+        at_once, cursor = _events(rt.url, cursor)
+        assert [(e["type"], e["payload"]["id"]) for e in at_once] == [
+            ("cards.created", through.json()["id"])
+        ]
+        time.sleep(3)  # two polls or more
+        assert _events(rt.url, cursor)[0] == []
