@@ -67,6 +67,7 @@ from ._predicate import Predicate as Predicate
 from ._predicate import compile_predicate as compile_predicate
 from ._predicate import dump_predicate as dump_predicate
 from ._schema import schema as schema
+from ._semantics import feed_requests_per_minute as feed_requests_per_minute
 from ._yaml import dump as yaml_text
 
 __all__ = [
@@ -80,6 +81,7 @@ __all__ = [
     "check_text",
     "compile_auth", "compile_pagination", "compile_predicate", "content_hash", "declared_type",
     "default_label", "dump", "dump_evidence", "dump_predicate", "dump_yaml",
+    "feed_requests_per_minute",
     "load_document", "load_mapping", "load_mapping_text", "schema", "served_values",
     "without_defaults", "yaml_text",
 ]  # fmt: skip
