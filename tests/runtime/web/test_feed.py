@@ -104,3 +104,9 @@ def test_changes_made_in_the_app_itself_become_events(tmp_path: Path) -> None:
         ]
         time.sleep(3)  # two polls or more
         assert _events(rt.url, cursor)[0] == []
+
+    # stopped cleanly: the poller handed its lease back, so another process takes over
+    # at once rather than after the lease expired
+    with Store.open(store_url) as store:
+        state = store.feed_state("kanban-drf", "cards")
+    assert state is not None and state.holder is None
