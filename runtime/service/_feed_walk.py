@@ -31,7 +31,6 @@ class Walk:
     page: int = 1
     cost: int = 1  # requests the last page took: what the next one is expected to
     records: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
-    stopped_early: bool = False  # a newest-first walk met a record it knew unchanged
     lost: bool = False  # the lease went to another process mid-walk: this walk is void
 
 
@@ -82,7 +81,6 @@ async def walk(
                 continue
             record_id, digest = str(record["id"]), record_hash(record)
             if progress.sort and known.get(record_id) == digest:
-                progress.stopped_early = True
                 return True
             progress.records[record_id] = (digest, record)
         if len(items) < PAGE:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec
@@ -86,18 +86,14 @@ class Host:
     store: Store
     fanout: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(8))
     triggers: Triggers = field(init=False)
-    passes: int = 0
+    passes: list[str] = field(default_factory=list)  # the filters a trigger pass read
 
     def __post_init__(self) -> None:
-        self.triggers = Triggers(self, _NoReads())
+        self.triggers = Triggers(self, self)
 
-    def after_write(self) -> None:
-        self.passes += 1
-
-
-class _NoReads:
-    async def listing(self, *_: Any) -> dict[str, Any]:
-        raise AssertionError("the changed record is in hand: no trigger pass reads")
+    async def listing(self, entity: Any, query: Mapping[str, str]) -> dict[str, Any]:
+        self.passes.append(query["filter"])
+        return {"items": []}
 
 
 class Clock:
@@ -215,6 +211,25 @@ async def test_a_change_is_checked_against_the_entitys_triggers_here(store: Stor
         assert [(t.capability, t.payload) for t in tasks] == [
             ("triage", {"id": "card_001", "title": "Card 1"})
         ]
+        await host.triggers.settled()
+        assert host.passes == []  # evaluated on the record in hand: nothing read again
+    finally:
+        await feed.aclose()
+
+
+@_sync
+async def test_a_trigger_reading_through_refs_gets_one_pass(store: Store) -> None:
+    django = Django()
+    django.add(_card(1))
+    triggers = [{"type": "card.todo", "entity": "cards", "filter": 'list.title = "To Do"'}]
+    host = Host(_mapping({"entities": ["cards"]}, triggers), store)
+    feed = _feed(host, django)
+    try:
+        await feed.poll()
+        django.add(_card(2), _card(3))
+        await feed.poll()
+        await host.triggers.settled()
+        assert host.passes == ['list.title = "To Do"']  # one pass for both changes
     finally:
         await feed.aclose()
 
@@ -259,6 +274,13 @@ async def test_a_proven_modified_field_is_read_newest_first(store: Store) -> Non
         changes = await feed.poll()
         assert [(c.action, c.record_id) for c in changes] == [("update", "card_003")]
         assert django.orderings[-1] == "-updated"
+        del django.cards["card_005"]
+        for _ in range(7):  # polls 3 to 9 read newest first: no delete can be seen
+            assert await feed.poll() == []
+        assert set(django.orderings[1:]) == {"-updated"}
+        gone = await feed.poll()  # the 10th poll walks every record
+        assert [(c.action, c.record_id) for c in gone] == [("delete", "card_005")]
+        assert django.orderings[-1] == ""
     finally:
         await feed.aclose()
 
