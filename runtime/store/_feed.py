@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy import Text, cast, delete, insert, literal, or_, select, update
 from sqlalchemy.engine import Connection
 
 from ._base import StoreBase
 from ._rows import FeedAction, FeedChange, FeedState
-from ._tables import feed_changes, feed_records, feed_state
+from ._tables import events, feed_changes, feed_records, feed_state
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +103,20 @@ class FeedMixin(StoreBase):
         query = (
             select(feed_changes)
             .where(feed_changes.c.app_id == app_id, feed_changes.c.seq > cursor)
+            .order_by(feed_changes.c.seq)
+            .limit(limit)
+        )
+        with self._read() as conn:
+            return [FeedChange(**row._mapping) for row in conn.execute(query)]
+
+    def feed_unraised(self, app_id: str, key_prefix: str, limit: int = 500) -> list[FeedChange]:
+        """Changes whose event (dedup key `key_prefix` + seq) is not stored: a process that
+        stopped between recording a change and raising its event left them."""
+        key = literal(key_prefix) + cast(feed_changes.c.seq, Text)
+        raised = select(events.c.seq).where(events.c.app_id == app_id, events.c.dedup_key == key)
+        query = (
+            select(feed_changes)
+            .where(feed_changes.c.app_id == app_id, ~raised.exists())
             .order_by(feed_changes.c.seq)
             .limit(limit)
         )

@@ -74,3 +74,13 @@ def test_a_change_the_snapshot_holds_already_is_recorded_once(
     ])  # fmt: skip
     assert len(written) == 1 and again == []
     assert [c.seq for c in poller.feed_changes_since("kanban")] == [written[0].seq]
+
+
+def test_changes_whose_event_was_not_raised_are_found(store: Store) -> None:
+    made = store.feed_record("kanban", "cards", [
+        Seen("create", "1", "a" * 64, {"id": "1"}), Seen("create", "2", "b" * 64, {"id": "2"}),
+    ])  # fmt: skip
+    store.raise_event(app_id="kanban", event_id="evt_1", type="cards.created",
+                      payload={"id": "1"}, dedup_key=f"feed:{made[0].seq}")  # fmt: skip
+    assert store.feed_unraised("kanban", "feed:") == [made[1]]
+    assert store.feed_unraised("other", "feed:") == []
