@@ -354,3 +354,31 @@ async def test_one_process_polls_an_entity_and_every_process_serves_its_events(
         finally:
             await first.aclose()
             await second.aclose()
+
+
+@_sync
+async def test_the_loop_polls_each_interval_and_stops_handing_the_lease_back(
+    store: Store,
+) -> None:
+    django = Django()
+    django.add(_card(1))
+    host = Host(_mapping({"entities": ["cards"], "interval": 5}), store)
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 1:
+            django.add(_card(2))
+        await asyncio.sleep(0)
+
+    assert host.mapping.serve.feed is not None
+    feed = ChangeFeed(host, host.mapping.serve.feed, clock=Clock(), sleep=sleep,
+                      transport=httpx.MockTransport(django.handle))  # fmt: skip
+    feed.start()
+    while len(waits) < 3:
+        await asyncio.sleep(0.01)
+    await feed.aclose()
+    assert waits[:3] == [5, 5, 5]
+    assert _types(store) == [("cards.created", "card_002")]
+    state = store.feed_state("kanban-drf", "cards")
+    assert state is not None and state.holder is None
