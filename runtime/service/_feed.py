@@ -92,6 +92,10 @@ class ChangeFeed:
         self._walks: dict[str, Walk] = {}
         self._polls: dict[str, int] = {}
         self._running: asyncio.Task[None] | None = None
+        unread = [n for n in feed.entities if n not in mapping.entities]
+        if unread:
+            # a partial stamp withheld them: what is not served is not watched either
+            log.warning("feed does not watch %s: not served", ", ".join(unread))
 
     @property
     def app_id(self) -> str:
