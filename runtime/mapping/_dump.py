@@ -24,6 +24,7 @@ from ._model import (
     Field,
     FieldType,
     FilterParam,
+    Hook,
     ListSpec,
     Module,
     Operation,
@@ -329,6 +330,25 @@ def _serve(s: Serve) -> Doc:
         doc["scanLimit"] = s.scan_limit
     if s.triggers:
         doc["triggers"] = [_trigger(t) for t in s.triggers]
+    if s.hooks:
+        doc["hooks"] = {name: _hook(h) for name, h in s.hooks.items()}
+    return doc
+
+
+def _hook(h: Hook) -> Doc:
+    doc: Doc = {"scheme": h.scheme, "secret": h.secret, "event": h.event}
+    if h.payload:
+        doc["payload"] = list(h.payload)
+    if h.capability is not None:
+        doc["capability"] = h.capability
+    if h.tolerance != 300:
+        doc["tolerance"] = h.tolerance
+    if h.header is not None:
+        doc["header"] = h.header
+    if h.encoding != "hex":
+        doc["encoding"] = h.encoding
+    if h.prefix:
+        doc["prefix"] = h.prefix
     return doc
 
 

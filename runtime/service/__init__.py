@@ -26,6 +26,7 @@ from ._events import Raised as Raised
 from ._events import default_dedup_key as default_dedup_key
 from ._events import events_feed as events_feed
 from ._events import trigger as trigger
+from ._hooks import receive_hook as receive_hook
 from ._jobs import JobRunner as JobRunner
 from ._jobs import job_doc as job_doc
 from ._lookup import authorise as authorise
@@ -77,7 +78,7 @@ __all__ = [
     "describe_relation", "describe_root", "entity_named", "events_feed", "execute", "gate",
     "get_task", "host_allowed", "how_text", "identity", "job_doc", "list_tasks", "no_task_id",
     "operation_named", "operations_listing", "poll_job", "presented_token", "rate_key",
-    "receipts_feed", "records_by_id", "refuse_depth", "refuse_stray_parts", "refuse_verb",
-    "run_operation", "run_write", "set_context", "token_key", "trigger", "trigger_problems",
-    "update_record", "whoami"
+    "receipts_feed", "receive_hook", "records_by_id", "refuse_depth", "refuse_stray_parts",
+    "refuse_verb", "run_operation", "run_write", "set_context", "token_key", "trigger",
+    "trigger_problems", "update_record", "whoami"
 ]  # fmt: skip
