@@ -11,14 +11,31 @@ import logging
 import time
 from typing import Any
 
+from runtime.mapping import Mapping, Problem
 from runtime.protocol import ProtocolError, parse_body
 
 from ._audit import audit, entry
 from ._events import trigger
-from ._signatures import SCHEMES, BadSignature
+from ._signatures import SCHEMES, BadSignature, whsec_key
 from ._state import RuntimeState
 
 log = logging.getLogger("a2app.runtime")
+
+
+def hook_problems(mapping: Mapping) -> list[Problem]:
+    """A Standard Webhooks secret whose value is no `whsec_<base64>`: found when the runtime
+    starts, where the environment is read, rather than as a refusal of every delivery."""
+    problems = []
+    for name, hook in mapping.serve.hooks.items():
+        if hook.scheme != "standard-webhooks":
+            continue
+        try:
+            whsec_key(hook.secret)
+        except BadSignature:
+            # the variable's value is never repeated: it is the secret
+            message = "the secret's environment variable does not hold whsec_<base64>"
+            problems.append(Problem(("serve", "hooks", name, "secret"), message))
+    return problems
 
 
 def _field(body: dict[str, Any], dotted: str) -> Any:

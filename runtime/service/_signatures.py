@@ -38,7 +38,7 @@ def _sign(key: bytes, message: bytes) -> bytes:
     return hmac.new(key, message, hashlib.sha256).digest()
 
 
-def _whsec(secret: str) -> bytes:
+def whsec_key(secret: str) -> bytes:
     """The key of a `whsec_<base64>` secret (the prefix is optional, as in the spec's SDKs)."""
     try:
         return base64.b64decode(secret.removeprefix("whsec_"), validate=True)
@@ -60,7 +60,7 @@ def standard_webhooks(hook: Hook, headers: Mapping[str, str], body: bytes, now: 
     if abs(now - int(stamp)) > hook.tolerance:
         raise BadSignature(f"webhook-timestamp is more than {hook.tolerance} s from now")
     signed = _raw(msg_id) + b"." + _raw(stamp) + b"." + body
-    expected = base64.b64encode(_sign(_whsec(hook.secret), signed))
+    expected = base64.b64encode(_sign(whsec_key(hook.secret), signed))
     matched = False
     for entry in signatures.split():
         version, _, value = entry.partition(",")

@@ -6,6 +6,7 @@ nowhere."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -26,8 +27,8 @@ with warnings.catch_warnings():
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from runtime.mapping import load_document
-from runtime.service import RuntimeState
+from runtime.mapping import MappingError, load_document
+from runtime.service import RuntimeState, ServeOptions, build_state
 from runtime.store import Store
 from runtime.upstream import UpstreamClient
 from runtime.web import create_app
@@ -59,22 +60,29 @@ class Served:
         return [(row.target, row.outcome, row.code) for row in rows]
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    doc = json.loads(json.dumps(KANBAN))
-    doc["serve"]["hooks"] = {
-        "billing": {"scheme": "standard-webhooks", "secret": "${BILLING_SECRET}",
-                    "event": "invoice.paid", "capability": "reconcile"},
-        "billing-ids": {"scheme": "standard-webhooks", "secret": "${BILLING_SECRET}",
-                        "event": "invoice.seen", "payload": ["type", "data.id", "data.missing"]},
-        "github": {"scheme": "hmac-sha256", "secret": "${PLAIN_SECRET}", "event": "repo.pushed",
-                   "header": "X-Hub-Signature-256", "prefix": "sha256="},
-        "plain64": {"scheme": "hmac-sha256", "secret": "${PLAIN_SECRET}",
-                    "event": "thing.changed", "header": "X-Signature", "encoding": "base64"},
-    }  # fmt: skip
-    env = {"KANBAN_URL": "http://127.0.0.1:9", "KANBAN_TOKEN": "unused",
-           "BILLING_SECRET": WHSEC, "PLAIN_SECRET": PLAIN}  # fmt: skip
-    mapping = load_document(doc, env=env)
+HOOKS_DECLARED = {
+    "billing": {"scheme": "standard-webhooks", "secret": "${BILLING_SECRET}",
+                "event": "invoice.paid", "capability": "reconcile"},
+    "billing-ids": {"scheme": "standard-webhooks", "secret": "${BILLING_SECRET}",
+                    "event": "invoice.seen", "payload": ["type", "data.id", "data.missing"]},
+    "github": {"scheme": "hmac-sha256", "secret": "${PLAIN_SECRET}", "event": "repo.pushed",
+               "header": "X-Hub-Signature-256", "prefix": "sha256="},
+    "plain64": {"scheme": "hmac-sha256", "secret": "${PLAIN_SECRET}",
+                "event": "thing.changed", "header": "X-Signature", "encoding": "base64"},
+}  # fmt: skip
+ENV = {"KANBAN_URL": "http://127.0.0.1:9", "KANBAN_TOKEN": "unused",
+       "BILLING_SECRET": WHSEC, "PLAIN_SECRET": PLAIN}  # fmt: skip
+
+
+def _hooked(**serve: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(json.dumps(KANBAN))
+    doc["serve"] = {**doc["serve"], "hooks": HOOKS_DECLARED, **serve}
+    return doc
+
+
+@contextlib.contextmanager
+def _serving(tmp_path: Path, **serve: Any) -> Iterator[Served]:
+    mapping = load_document(_hooked(**serve), env=ENV)
     store = Store.open(f"sqlite:///{tmp_path / 'store.sqlite3'}")
     token = TOKEN["x-a2app-token"]
     store.create_grant(id="cred_full", agent_name="runner", scopes=["*"], token=token)
@@ -85,6 +93,12 @@ def served(tmp_path: Path) -> Iterator[Served]:
             yield Served(client, state, audit_file)
     finally:
         store.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    with _serving(tmp_path) as serving:
+        yield serving
 
 
 def _standard(
@@ -288,3 +302,40 @@ def test_the_secret_is_nowhere(served: Served, caplog: pytest.LogCaptureFixture)
     for name, text in where.items():
         for secret in (key, PLAIN, base64.b64decode(key).decode()):
             assert secret not in text, f"a secret in the {name}"
+
+
+def test_no_agent_token_is_asked_even_of_a_multi_user_app(tmp_path: Path) -> None:
+    with _serving(tmp_path, authMode="multi-user") as served:
+        raw = _raw(BODY)
+        answer = served.client.post(f"{HOOKS}/billing", content=raw, headers=_standard(raw))
+        assert answer.status_code == 200, answer.text
+        anonymous = served.client.get("/api/_a2app/events")
+        assert (anonymous.status_code, anonymous.json()["code"]) == (401, "agent_token_required")
+
+
+def test_deliveries_pass_the_rate_gate(tmp_path: Path) -> None:
+    with _serving(tmp_path, rateLimits={"data": 2}) as served:
+        codes = []
+        for n in range(3):
+            raw = _raw({"n": n})
+            answer = served.client.post(
+                f"{HOOKS}/billing", content=raw, headers=_standard(raw, f"m{n}")
+            )
+            codes.append(answer.status_code)
+        assert codes == [200, 200, 429]
+        assert served.audit() == [("rate:data", "rejected", "rate_limited")]
+
+
+def test_a_secret_that_is_no_whsec_value_stops_the_runtime_from_starting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "hooked.yaml"
+    path.write_text(yaml.safe_dump(_hooked()))
+    for name, value in {**ENV, "BILLING_SECRET": "whsec_not base64!"}.items():
+        monkeypatch.setenv(name, value)
+    options = ServeOptions(path, store_url=f"sqlite:///{tmp_path / 's.sqlite3'}",
+                           state_dir=tmp_path, allow_unverified=True)  # fmt: skip
+    with pytest.raises(MappingError) as refused:
+        build_state(options)
+    said = str(refused.value) + " ".join(p.render() for p in refused.value.problems)
+    assert "serve.hooks.billing.secret" in said and "not base64" not in said
