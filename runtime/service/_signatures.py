@@ -54,7 +54,8 @@ def standard_webhooks(hook: Hook, headers: Mapping[str, str], body: bytes, now: 
     signatures = headers.get("webhook-signature", "")
     if not (msg_id and stamp and signatures):
         raise BadSignature("webhook-id, webhook-timestamp or webhook-signature is missing")
-    if not (stamp.isascii() and stamp.isdigit()):
+    # at most 12 digits: a longer number would not fit the float it is compared as
+    if not (stamp.isascii() and stamp.isdigit() and len(stamp) <= 12):
         raise BadSignature("webhook-timestamp is not Unix seconds")
     # both ways: a timestamp far ahead is as suspect as a stale one
     if abs(now - int(stamp)) > hook.tolerance:

@@ -185,6 +185,11 @@ SPOILED: dict[str, Spoil] = {
     "other-secret": lambda h, raw: (_standard(raw, secret=OTHER_SECRET), raw),
     "stale": _signed_at(-400),
     "from-the-future": _signed_at(400),
+    "huge-timestamp": lambda h, raw: ({**h, "webhook-timestamp": "9" * 400}, raw),
+    "signed-timestamp": lambda h, raw: (
+        {**h, "webhook-timestamp": "-" + h["webhook-timestamp"]},
+        raw,
+    ),
     "unknown-version": lambda h, raw: (
         {**h, "webhook-signature": h["webhook-signature"].replace("v1,", "v2,")},
         raw,
