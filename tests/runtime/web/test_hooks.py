@@ -344,3 +344,12 @@ def test_a_secret_that_is_no_whsec_value_stops_the_runtime_from_starting(
         build_state(options)
     said = str(refused.value) + " ".join(p.render() for p in refused.value.problems)
     assert "serve.hooks.billing.secret" in said and "not base64" not in said
+
+
+def test_an_unset_secret_is_named_where_it_is_read() -> None:
+    with pytest.raises(MappingError) as refused:
+        load_document(_hooked(), env={k: v for k, v in ENV.items() if k != "PLAIN_SECRET"})
+    assert [p.render() for p in refused.value.problems] == [
+        "serve.hooks.github.secret: environment variable not set: PLAIN_SECRET",
+        "serve.hooks.plain64.secret: environment variable not set: PLAIN_SECRET",
+    ]
