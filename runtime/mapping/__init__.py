@@ -41,6 +41,7 @@ from ._model import Feed as Feed
 from ._model import Field as Field
 from ._model import FieldType as FieldType
 from ._model import FilterParam as FilterParam
+from ._model import Hook as Hook
 from ._model import JobExecutor as JobExecutor
 from ._model import ListSpec as ListSpec
 from ._model import Mapping as Mapping
@@ -74,7 +75,8 @@ __all__ = [
     "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "NORMALIZATIONS", "READ_ONLY",
     "SERVER_WRITES",
     "AllOf", "AnyOf", "App", "Auth", "AuthType", "Compare", "CrudExecutor", "Dialect",
-    "Entity", "ErrorStyle", "Evidence", "Feed", "Field", "FieldType", "FilterParam", "JobExecutor",
+    "Entity", "ErrorStyle", "Evidence", "Feed", "Field", "FieldType", "FilterParam", "Hook",
+    "JobExecutor",
     "Mapping", "MappingError", "Module", "Not", "Operation", "Pagination", "PaginationStyle",
     "Predicate", "ProbeRecord", "Problem", "RateLimits", "Request", "ResponseProjection",
     "Serve", "SortSpec", "Trigger", "Unmapped", "Upstream", "WriteSpec", "check_document",

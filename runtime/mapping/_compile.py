@@ -20,6 +20,7 @@ from ._model import (
     Field,
     FieldType,
     FilterParam,
+    Hook,
     JobExecutor,
     ListSpec,
     Module,
@@ -270,7 +271,7 @@ def _upstream(spec: dict[str, Any], res: Resolver) -> Upstream:
     )
 
 
-def _serve(spec: dict[str, Any] | None) -> Serve:
+def _serve(spec: dict[str, Any] | None, res: Resolver) -> Serve:
     spec = spec or {}
     limits = spec.get("rateLimits", {})
     return Serve(
@@ -284,6 +285,7 @@ def _serve(spec: dict[str, Any] | None) -> Serve:
         scan_limit=spec.get("scanLimit", 10_000),
         triggers=tuple(_trigger(t) for t in spec.get("triggers", ())),
         feed=_feed(spec.get("feed")),
+        hooks=frozen_map({name: _hook(h, res) for name, h in spec.get("hooks", {}).items()}),
     )
 
 
@@ -305,6 +307,21 @@ def _trigger(spec: dict[str, Any]) -> Trigger:
         capability=spec.get("capability"),
         payload=tuple(spec.get("payload", ())),
         dedup_key=tuple(spec.get("dedupKey", ())),
+    )
+
+
+def _hook(spec: dict[str, Any], res: Resolver) -> Hook:
+    payload = spec.get("payload", "body")
+    return Hook(
+        scheme=spec["scheme"],
+        secret=res(spec["secret"]),
+        event=spec["event"],
+        payload=() if payload == "body" else tuple(payload),
+        capability=spec.get("capability"),
+        tolerance=spec.get("tolerance", 300),
+        header=spec.get("header"),
+        encoding=spec.get("encoding", "hex"),
+        prefix=spec.get("prefix", ""),
     )
 
 
@@ -348,7 +365,7 @@ def compile_document(
         modules=tuple(Module(m["name"], m.get("summary")) for m in doc["modules"]),
         entities=frozen_map({n: _entity(n, s) for n, s in doc["entities"].items()}),
         operations=tuple(_operation(o) for o in doc.get("operations", [])),
-        serve=_serve(doc.get("serve")),
+        serve=_serve(doc.get("serve"), res),
         unmapped=tuple(
             Unmapped(u["path"], u["reason"], u.get("method")) for u in doc.get("unmapped", [])
         ),

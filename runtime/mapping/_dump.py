@@ -25,6 +25,7 @@ from ._model import (
     Field,
     FieldType,
     FilterParam,
+    Hook,
     ListSpec,
     Module,
     Operation,
@@ -332,6 +333,8 @@ def _serve(s: Serve) -> Doc:
         doc["triggers"] = [_trigger(t) for t in s.triggers]
     if s.feed is not None:
         doc["feed"] = _feed(s.feed)
+    if s.hooks:
+        doc["hooks"] = {name: _hook(h) for name, h in s.hooks.items()}
     return doc
 
 
@@ -341,6 +344,23 @@ def _feed(f: Feed) -> Doc:
         doc["interval"] = f.interval
     if f.budget != 60:
         doc["budget"] = f.budget
+    return doc
+
+
+def _hook(h: Hook) -> Doc:
+    doc: Doc = {"scheme": h.scheme, "secret": h.secret, "event": h.event}
+    if h.payload:
+        doc["payload"] = list(h.payload)
+    if h.capability is not None:
+        doc["capability"] = h.capability
+    if h.tolerance != 300:
+        doc["tolerance"] = h.tolerance
+    if h.header is not None:
+        doc["header"] = h.header
+    if h.encoding != "hex":
+        doc["encoding"] = h.encoding
+    if h.prefix:
+        doc["prefix"] = h.prefix
     return doc
 
 

@@ -23,14 +23,16 @@ ALLOWED_LOCATIONS: tuple[tuple[str, ...], ...] = (
     ("upstream", "auth", "username"),
     ("upstream", "auth", "password"),
     ("upstream", "headers", "*"),
+    ("serve", "hooks", "*", "secret"),
 )
 # Where a literal secret must never be written.
 SECRET_LOCATIONS: tuple[tuple[str, ...], ...] = (
     ("upstream", "auth", "value"),
     ("upstream", "auth", "token"),
     ("upstream", "auth", "password"),
+    ("serve", "hooks", "*", "secret"),
 )
-_SECRET_PARENTS = frozenset(location[:-1] for location in SECRET_LOCATIONS)
+_SECRET_PARENTS = tuple(location[:-1] for location in SECRET_LOCATIONS)
 
 
 def _matches(path: Sequence[PathPart], pattern: tuple[str, ...]) -> bool:
@@ -50,7 +52,7 @@ def check_templates(doc: object) -> list[Problem]:
                     Problem(
                         path,
                         "${...} interpolation is allowed only in upstream.baseUrl, "
-                        "upstream.auth and upstream.headers values",
+                        "upstream.auth and upstream.headers values and serve.hooks secrets",
                     )
                 )
             elif len(TEMPLATE.findall(text)) != text.count("${"):
@@ -71,7 +73,7 @@ def check_templates(doc: object) -> list[Problem]:
     def walk(node: dict[Any, Any] | list[Any], path: tuple[PathPart, ...]) -> None:
         # A string is looked at only when it holds a template or sits where a secret
         # goes: a large mapping is mostly strings that are neither.
-        secrets = path in _SECRET_PARENTS
+        secrets = any(_matches(path, parent) for parent in _SECRET_PARENTS)
         keyed = isinstance(node, dict)
         pairs = node.items() if isinstance(node, dict) else enumerate(node)
         for key, value in pairs:

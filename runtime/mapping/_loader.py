@@ -13,7 +13,7 @@ import yaml
 
 from ._compile import compile_document
 from ._errors import MappingError, PathPart, Problem
-from ._interpolate import MissingVariable, check_templates, hash_form
+from ._interpolate import MissingVariable, check_templates, hash_form, variables
 from ._model import Mapping as MappingModel
 from ._schema import validate_document
 from ._semantics import check_semantics
@@ -145,10 +145,24 @@ def _compile(
     try:
         return compile_document(doc, content_hash=digest, env=environ, source_path=filename)
     except MissingVariable as exc:
-        names = ", ".join(exc.names)
-        raise MappingError(
-            [Problem(("upstream",), f"environment variable(s) not set: {names}")], filename
-        ) from None
+        raise MappingError(_unset(doc, exc.names), filename) from None
+
+
+def _unset(doc: dict[str, Any], names: tuple[str, ...]) -> list[Problem]:
+    """The unset variables, each said where it is read: a hook's secret, else upstream."""
+    hooks = (doc.get("serve") or {}).get("hooks", {})
+    problems = [
+        Problem(("serve", "hooks", hook, "secret"), f"environment variable not set: {name}")
+        for hook, spec in hooks.items()
+        for name in variables(spec["secret"])
+        if name in names
+    ]
+    hooked = {name for spec in hooks.values() for name in variables(spec["secret"])}
+    upstream = [name for name in names if name not in hooked]
+    if upstream:
+        message = f"environment variable(s) not set: {', '.join(upstream)}"
+        problems.insert(0, Problem(("upstream",), message))
+    return problems
 
 
 def load_mapping(

@@ -425,6 +425,29 @@ class Feed:
 
 
 @dataclass(frozen=True, slots=True)
+class Hook:
+    """An inbound webhook (`serve.hooks.<name>`): each delivery whose signature holds is
+    one event of type `event`; with `capability`, a task is enqueued for it too.
+
+    `scheme` names how deliveries are signed (a verifier per scheme in the runtime);
+    `header`, `encoding` and `prefix` are read by `hmac-sha256`, `tolerance` by
+    `standard-webhooks`. `payload` lists the body's dotted fields the event carries
+    (empty: the whole body).
+    """
+
+    scheme: Literal["standard-webhooks", "hmac-sha256"]
+    # resolved from the environment when served; never printed
+    secret: str = field(repr=False)
+    event: str
+    payload: tuple[str, ...] = ()
+    capability: str | None = None
+    tolerance: int = 300
+    header: str | None = None
+    encoding: Literal["hex", "base64"] = "hex"
+    prefix: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Serve:
     auth_mode: Literal["none", "multi-user"] = "none"
     allowed_origins: tuple[str, ...] = ()
@@ -436,6 +459,7 @@ class Serve:
     scan_limit: int = 10_000
     triggers: tuple[Trigger, ...] = ()
     feed: Feed | None = None
+    hooks: AbcMapping[str, Hook] = field(default_factory=frozen_map)
 
 
 @dataclass(frozen=True, slots=True)

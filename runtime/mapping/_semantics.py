@@ -370,6 +370,8 @@ def check_semantics(doc: dict[str, Any]) -> list[Problem]:
     feed = (doc.get("serve") or {}).get("feed")
     if feed is not None:
         problems.extend(_check_feed(("serve", "feed"), feed, entities))
+    for name, hook in (doc.get("serve") or {}).get("hooks", {}).items():
+        problems.extend(_check_hook(("serve", "hooks", name), hook))
     return problems
 
 
@@ -404,6 +406,43 @@ def _check_feed(
                 "are needed (or a longer interval)",
             )
         )
+    return problems
+
+
+# The keys only one signature scheme reads; a key another scheme would ignore is refused,
+# so a mapping never looks stricter than what is checked.
+_SCHEME_KEYS = {
+    "standard-webhooks": ("tolerance",),
+    "hmac-sha256": ("header", "encoding", "prefix"),
+}
+_ONE_VARIABLE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+
+def _check_hook(path: tuple[PathPart, ...], hook: dict[str, Any]) -> list[Problem]:
+    """The secret is one environment variable, the keys fit the scheme, the payload
+    fields do not overlap."""
+    problems = []
+    if not _ONE_VARIABLE.fullmatch(hook["secret"]):
+        problems.append(
+            Problem((*path, "secret"), "a hook secret is one environment variable: write ${VAR}")
+        )
+    scheme = hook["scheme"]
+    for other, keys in _SCHEME_KEYS.items():
+        problems += [
+            Problem((*path, key), f"'{key}' is read by scheme {other} only, not {scheme}")
+            for key in keys
+            if other != scheme and key in hook
+        ]
+    if scheme == "hmac-sha256" and "header" not in hook:
+        problems.append(Problem(path, "scheme hmac-sha256 needs 'header': where the signature is"))
+    fields = hook.get("payload", "body")
+    if isinstance(fields, list):
+        problems += [
+            Problem((*path, "payload", i), f"'{f}' is inside '{g}', which the payload carries")
+            for i, f in enumerate(fields)
+            for g in fields
+            if f.startswith(g + ".")
+        ]
     return problems
 
 

@@ -59,6 +59,7 @@ ErrorCode = Literal[
     "invalid_query",
     "approval_pending",
     "approval_denied",
+    "invalid_signature",
     "upstream_unavailable",
     "upstream_timeout",
     "upstream_error",
@@ -114,7 +115,7 @@ REGISTRY: dict[ErrorCode, ErrorSpec] = {
     "task_canceled": ErrorSpec(409, "no", "The task was canceled."),
     "principal_mismatch": ErrorSpec(403, "no", "The claim names another agent than the caller."),
     # extensions: jobs of the older protocol text, refs checked before a write, bodies and
-    # queries refused whole, approvals decided by the owner (docs/protocol.md)
+    # queries refused whole, approvals decided by the owner, signed webhooks (docs/protocol.md)
     "job_not_found": ErrorSpec(404, "no", "No such job."),
     "writes_not_verified": ErrorSpec(
         403, "no", "This app's mapping is verified for reads only; writes are refused."
@@ -126,6 +127,9 @@ REGISTRY: dict[ErrorCode, ErrorSpec] = {
         428, "later", "The owner has not approved this call yet; ask them, then call again."
     ),
     "approval_denied": ErrorSpec(403, "no", "The owner denied this call."),
+    "invalid_signature": ErrorSpec(
+        401, "no", "The webhook delivery is unsigned, badly signed or outside its time window."
+    ),
     # upstream failures (ARCHITECTURE §6), translated in runtime.upstream only
     "upstream_unavailable": ErrorSpec(502, "later", "The upstream app cannot be reached."),
     "upstream_timeout": ErrorSpec(504, "yes", "The upstream app did not answer in time."),

@@ -31,6 +31,7 @@ from ._feed import event_of as feed_event_of
 from ._feed_diff import diff as feed_diff
 from ._feed_diff import is_marked as feed_skips
 from ._feed_diff import record_hash as feed_record_hash
+from ._hooks import receive_hook as receive_hook
 from ._jobs import JobRunner as JobRunner
 from ._jobs import job_doc as job_doc
 from ._lookup import authorise as authorise
@@ -84,7 +85,7 @@ __all__ = [
     "feed_diff", "feed_event_of", "feed_record_hash", "feed_skips", "gate",
     "get_task", "host_allowed", "how_text", "identity", "job_doc", "list_tasks", "no_task_id",
     "operation_named", "operations_listing", "poll_job", "presented_token", "rate_key",
-    "receipts_feed", "records_by_id", "refuse_depth", "refuse_stray_parts", "refuse_verb",
-    "run_operation", "run_write", "set_context", "token_key", "trigger", "trigger_problems",
-    "update_record", "whoami"
+    "receipts_feed", "receive_hook", "records_by_id", "refuse_depth", "refuse_stray_parts",
+    "refuse_verb", "run_operation", "run_write", "set_context", "token_key", "trigger",
+    "trigger_problems", "update_record", "whoami"
 ]  # fmt: skip

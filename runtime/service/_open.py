@@ -15,6 +15,7 @@ from runtime.mapping import (
 from runtime.store import Store, default_store_url, state_dir
 from runtime.upstream import UpstreamClient
 
+from ._hooks import hook_problems
 from ._state import RuntimeState
 from ._triggers import trigger_problems
 
@@ -52,7 +53,7 @@ def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:
             f"{options.mapping_path}: {status.reason}. Prove it first with "
             f"`a2map verify {options.mapping_path}` (or serve it anyway with --allow-unverified)."
         )
-    problems = trigger_problems(mapping)
+    problems = trigger_problems(mapping) + hook_problems(mapping)
     if problems:
         raise MappingError(problems, str(options.mapping_path))
     directory = options.state_dir or state_dir()

@@ -106,15 +106,27 @@ class Reads:
             raise ProtocolError("record_not_found", f"No {entity.name} record {record_id!r}.")
         return record
 
-    async def shaped(
-        self, entity: Entity, records: list[dict[str, Any]], query: AbcMapping[str, str]
-    ) -> list[dict[str, Any]]:
-        """`expand` and `fields` applied to records already read (a page, one record, a write)."""
+    def check_shape(self, entity: Entity, query: AbcMapping[str, str]) -> None:
+        """`fields` and `expand` name only what the entity declares: refused before any read,
+        so a list, an empty page and one record refuse alike."""
         picks = parse_fields(query.get("fields", ""))
-        expand = parse_expand(query.get("expand", ""))
         if picks:
             _declared_picks(entity, picks, query.get("fields", ""))
-        await Related(self.reach).expand(entity, records, expand)
+        Related(self.reach).check_expand(entity, parse_expand(query.get("expand", "")))
+
+    async def shaped(
+        self,
+        entity: Entity,
+        records: list[dict[str, Any]],
+        query: AbcMapping[str, str],
+        related: Related | None = None,
+    ) -> list[dict[str, Any]]:
+        """`expand` and `fields` applied to records already read (a page, one record, a
+        write), the one way every read does it; `related` reuses what a filter fetched."""
+        self.check_shape(entity, query)
+        picks = parse_fields(query.get("fields", ""))
+        expand = parse_expand(query.get("expand", ""))
+        await (related or Related(self.reach)).expand(entity, records, expand)
         return [project_fields(r, picks) for r in records] if picks else records
 
     async def labels(self, target: Entity, ids: list[str]) -> list[dict[str, Any]]:
@@ -140,10 +152,7 @@ class Reads:
         expr = parse_filter(filter_text)
         sort = parse_sort(sort_text)
         paging = parse_paging(query.get("page"), query.get("perPage"), query.get("skipTotal"))
-        picks = parse_fields(query.get("fields", ""))
-        if picks:
-            _declared_picks(entity, picks, query.get("fields", ""))
-        expand = parse_expand(query.get("expand", ""))
+        self.check_shape(entity, query)
         related = Related(reach)
         through_refs = ref_paths(expr, sort)
         resolver = EntityResolver(entity, reach.mapping.entities, related.lookup)
@@ -165,9 +174,7 @@ class Reads:
             doc = await self._local(
                 entity, the_plan, predicate, sorter, paging, filter_text, related, through_refs
             )
-        await related.expand(entity, doc["items"], expand)
-        if picks:
-            doc["items"] = [project_fields(r, picks) for r in doc["items"]]
+        doc["items"] = await self.shaped(entity, doc["items"], query, related)
         return doc
 
     async def _delegated(

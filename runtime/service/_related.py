@@ -94,12 +94,32 @@ class Related:
                 rows = [rec for i in ids if (rec := self.cache.get((target.name, i))) is not None]
                 current = target
 
+    def check_expand(self, entity: Entity, paths: Sequence[tuple[str, ...]]) -> None:
+        """Every segment of every path is a ref or list<ref> field of the entity it reaches.
+
+        Checked before anything is read, so the refusal does not depend on the data: a
+        page with no records, or records whose refs are blank, refuse the same paths."""
+        for path in paths:
+            current = entity
+            for head in path:
+                current = self._target(current, head)
+
+    def _target(self, entity: Entity, head: str) -> Entity:
+        field = entity.fields.get(head)
+        if field is None or not field.is_ref or field.entity not in self.reach.mapping.entities:
+            raise ProtocolError(
+                "invalid_filter",
+                f"Cannot expand {head!r}: it is not a ref or list<ref> field of {entity.name}.",
+            )
+        return self.reach.mapping.entities[field.entity or ""]
+
     async def expand(
         self, entity: Entity, records: Sequence[dict[str, Any]], paths: Sequence[tuple[str, ...]]
     ) -> None:
         """PocketBase's `expand`: related records under each record's `expand` key."""
         if not paths:
             return
+        self.check_expand(entity, paths)
         await self.prefetch(entity, records, [(*p, "id") for p in paths])
         for record in records:
             expanded = self._expanded(entity, record, paths)
@@ -111,13 +131,8 @@ class Related:
     ) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for head in dict.fromkeys(p[0] for p in paths):
-            field = entity.fields.get(head)
-            if field is None or not field.is_ref or field.entity not in self.reach.mapping.entities:
-                raise ProtocolError(
-                    "invalid_filter",
-                    f"Cannot expand {head!r}: it is not a ref or list<ref> field of {entity.name}.",
-                )
-            target = self.reach.mapping.entities[field.entity or ""]
+            target = self._target(entity, head)
+            field = entity.fields[head]
             rest = [p[1:] for p in paths if p[0] == head and len(p) > 1]
             found = []
             for ref in _ids(record.get(head)):

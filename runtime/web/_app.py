@@ -82,6 +82,8 @@ def _routes(app: FastAPI) -> None:
     add("/api/_a2app/tasks", plane.tasks, ALL_METHODS, rate="data")
     add("/api/_a2app/tasks/{id}", plane.task, ALL_METHODS, rate="data")
     add("/api/_a2app/tasks/{id}/{action}", plane.task_action, ALL_METHODS, rate="data", body=True)
+    # Webhooks: the raw body is read (and capped) first, since the signature covers it.
+    add("/api/_a2app/hooks/{name}", plane.hook, ALL_METHODS, rate="data", audited=True, body=True)
     add(DESCRIBE, a2app.describe_root, ALL_METHODS)
     add(DESCRIBE + "/{module}", a2app.describe_module, ALL_METHODS)
     add(DESCRIBE + "/{module}/{entity}", a2app.describe_entity, ALL_METHODS)

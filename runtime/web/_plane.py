@@ -1,4 +1,5 @@
-"""The app→agent plane under /api/_a2app: events, tasks (protocol §14) and context (§8)."""
+"""The app→agent plane under /api/_a2app: events, tasks (protocol §14), context (§8) and
+the signed webhooks that raise events."""
 
 from __future__ import annotations
 
@@ -59,3 +60,10 @@ async def task_action(call: Call) -> Response:
         precheck=call.precheck(),
     )  # fmt: skip
     return reply(doc)
+
+
+async def hook(call: Call) -> Response:
+    """`POST /api/_a2app/hooks/{name}`: no agent token; the signature is the credential."""
+    return reply(
+        service.receive_hook(call.state, call.path["name"], call.method, call.headers, call.body)
+    )

@@ -27,6 +27,8 @@ async def view_record(call: Call) -> Response:
     service.authorise_read(state, call.headers, entity)
     service.refuse_stray_parts(call.query)
     call.only(*RECORD_PARAMS)
+    # as a list does: `expand` and `fields` are checked before the upstream is asked
+    state.reads.check_shape(entity, call.query)
     record = await state.reads.fetch(entity, call.path["id"])
     return reply((await state.reads.shaped(entity, [record], call.query))[0])
 

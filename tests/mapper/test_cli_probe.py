@@ -18,9 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 SPEC = REPO / "tests" / "mapper" / "probe" / "payloads" / "drf-openapi.json"
 
 # What a probe of a spec file never needs: the HTTP stack and the live probe, the runtime's
-# upstream client, query planner, store and web, the stamp, and the validators and parsers
-# (`jsonschema`, `pydantic`) that only other paths use.
-NOT_LOADED = ("httpx", "jsonschema", "pydantic", "sqlalchemy", "alembic", "fastapi", "lark")
+# upstream client, query planner, store and web, the stamp, `pydantic` (typer's option
+# checks), and the compiled schema validator, which only a large mapping needs.
+NOT_LOADED = ("httpx", "jsonschema_rs", "pydantic", "sqlalchemy", "alembic", "fastapi", "lark")
 NOT_LOADED_OF_OURS = (
     "runtime.upstream", "runtime.query", "runtime.store", "runtime.service", "runtime.web",
     "runtime.mapping._stamp", "mapper.probe.live._http", "mapper.probe.live._html",

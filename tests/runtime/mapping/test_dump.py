@@ -153,6 +153,36 @@ VARIANTS: list[tuple[str, Edit]] = [
         ),
     ),
     (
+        "hooks",
+        _set(
+            "serve.hooks",
+            {
+                "billing": {
+                    "scheme": "standard-webhooks",
+                    "secret": "${BILLING_HOOK_SECRET}",
+                    "event": "invoice.paid",
+                    "payload": ["type", "data.id"],
+                    "capability": "reconcile",
+                    "tolerance": 60,
+                },
+                "github": {
+                    "scheme": "hmac-sha256",
+                    "secret": "${GITHUB_HOOK_SECRET}",
+                    "event": "repo.pushed",
+                    "header": "X-Hub-Signature-256",
+                    "prefix": "sha256=",
+                },
+                "plain": {
+                    "scheme": "hmac-sha256",
+                    "secret": "${PLAIN_HOOK_SECRET}",
+                    "event": "thing.changed",
+                    "header": "X-Signature",
+                    "encoding": "base64",
+                },
+            },
+        ),
+    ),
+    (
         "field flags",
         _set(
             "entities.cards.fields.title",

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from runtime.mapping import (
     Field,
     MappingError,
+    check_document,
     load_mapping,
     load_mapping_text,
     schema,
@@ -152,3 +155,16 @@ def test_an_open_enum_is_served_as_what_it_surely_is() -> None:
     )
     field = load_mapping_text(text, env=ENV).entities["cards"].fields["priority"]
     assert (field.type, field.values, field.candidates) == ("string", (), ("low", "high"))
+
+
+@pytest.mark.parametrize("extra", [0, 60], ids=["small", "large"])
+def test_a_mapping_of_any_size_is_checked_alike(extra: int) -> None:
+    """A large mapping is checked by the compiled validator first, a small one by the
+    walk alone: both accept the same document and refuse with the walk's messages."""
+    doc = yaml.safe_load(BASE)
+    for n in range(extra):
+        doc["entities"][f"lists{n}"] = copy.deepcopy(doc["entities"]["lists"])
+    assert check_document(doc) == []
+    doc["entities"]["cards"]["fields"]["title"]["type"] = "strnig"
+    got = [p.render() for p in check_document(doc)]
+    assert len(got) == 1 and "strnig" in got[0] and "entities.cards.fields.title" in got[0]
