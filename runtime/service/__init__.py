@@ -22,6 +22,7 @@ from ._describe import identity as identity
 from ._describe import refuse_depth as refuse_depth
 from ._describe import whoami as whoami
 from ._describer import Describer as Describer
+from ._event_types import carried_entities as carried_entities
 from ._events import Raised as Raised
 from ._events import default_dedup_key as default_dedup_key
 from ._events import events_feed as events_feed
@@ -79,7 +80,8 @@ __all__ = [
     "Describer", "Done", "GateRefused", "JobRunner", "Order", "Raised", "RateLimiter", "Reads",
     "RuntimeState",
     "Security", "ServeOptions", "Triggers", "Write", "act_on_task", "allowed_hosts", "authorise",
-    "authorise_read", "build_state", "call_http", "check_fields", "context_doc", "create_record",
+    "authorise_read", "build_state", "call_http", "carried_entities", "check_fields",
+    "context_doc", "create_record",
     "default_dedup_key", "delete_record", "describe_entity", "describe_module", "describe_record",
     "describe_relation", "describe_root", "entity_named", "events_feed", "execute",
     "feed_diff", "feed_event_of", "feed_record_hash", "feed_skips", "gate",
