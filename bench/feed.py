@@ -9,9 +9,10 @@ data directory and, for each E of ``--collections``:
   number, ``created``/``updated`` fields), through PocketBase's batch API
   (``POST /api/batch``, switched on in the settings for the run, 500 creates a batch);
 - probes them (``python -m mapper probe <url> --header 'Authorization: <superuser
-  token>'``), adds ``serve.feed: {entities: <the E collections>, interval, budget}``
-  and serves the mapping (``python -m mapper serve --allow-unverified --ready-json``,
-  its own SQLite store, a grant of scope ``*`` created in it first);
+  token>'``), adds ``serve.feed: {entities: <the E collections>, interval, budget}``,
+  verifies the mapping (``python -m mapper verify``, its stamp beside it) and serves it
+  (``python -m mapper serve --ready-json``, its own SQLite store, a grant of scope ``*``
+  created in it first);
 - walks the same collections directly, pages of 200 on one kept-alive connection (the
   feed's own page size): the bare walk, the baseline the feed's walk is printed beside;
 - waits for the feed's first walk (its baseline) and takes its time from PocketBase's
@@ -22,12 +23,13 @@ data directory and, for each E of ``--collections``:
 - feed lag: single updates at spread-out times, each timed from just before its write
   to the first poll of the events route (every 50 ms) that lists its event;
 - polling cost: the feed's upstream requests per minute, counted in PocketBase's
-  request log, beside the declared budget;
-- deletes the E collections.
+  request log, beside the declared budget.
 
-The mapping is served unverified: the feed's cheap newest-first path needs a fresh stamp
-proving the upstream sorts by ``updated``, so every poll here is a complete walk (the
-costly path; a verified mapping spends less).
+The feed's cheap path, reading newest first and stopping at the first record it knows
+unchanged, needs a fresh stamp proving the upstream sorts by ``updated``: verified, each
+poll reads so, and every tenth is a complete walk. ``--unverified`` serves the mapping
+without verifying it (``--allow-unverified``): every poll is then a complete walk, the
+feed's costliest path.
 
 The one target: the feed stays within its declared budget (the most requests it sent in
 any 60 s, or over the whole measured span when shorter), judged unless ``--smoke``.
@@ -142,26 +144,26 @@ def _create(upstream: Upstream, names: Sequence[str], records: int) -> float:
     return time.perf_counter() - started
 
 
-def _logged_feed_requests(data: Path, since: float) -> list[tuple[float, float]]:
-    """(start, end) in epoch seconds of every request PocketBase logged from the runtime's
-    upstream client since `since`, oldest first. Read from its log database once it has
-    stopped: it writes its request log in batches, the last of them when it stops."""
+def _logged_feed_requests(data: Path, since: float) -> list[tuple[float, float, str]]:
+    """(start, end in epoch seconds, url) of every request PocketBase logged from the
+    runtime's upstream client since `since`, oldest first. Read from its log database once
+    it has stopped: it writes its request log in batches, the last of them when it stops."""
     db = data / "pb_data" / "auxiliary.db"
     connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         rows = connection.execute(
-            "SELECT created, json_extract(data, '$.execTime') FROM _logs "
-            "WHERE json_extract(data, '$.userAgent') LIKE ?",
+            "SELECT created, json_extract(data, '$.execTime'), json_extract(data, '$.url') "
+            "FROM _logs WHERE json_extract(data, '$.userAgent') LIKE ?",
             (FEED_AGENT + "%",),
         ).fetchall()
     finally:
         connection.close()
     found = []
-    for created, exec_ms in rows:
+    for created, exec_ms, url in rows:
         end = _pb_time(created)
         start = end - float(exec_ms or 0) / 1000
         if start >= since:
-            found.append((start, end))
+            found.append((start, end, str(url)))
     return sorted(found)
 
 
@@ -193,6 +195,18 @@ def _mapping(root: Path, upstream: Upstream, names: Sequence[str], feed: dict[st
     serve["rateLimits"] = {"data": 1_000_000, "ops": 1_000_000}
     out.write_text(yaml.safe_dump(doc, sort_keys=False))
     return out
+
+
+def _verify(mapping: Path, env: dict[str, str]) -> None:
+    """`a2map verify`: its stamp beside the mapping proves the sort the feed's newest-first
+    path relies on."""
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "mapper", "verify", str(mapping)]
+    done = subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        raise RuntimeError(f"a2map verify refused the mapping:\n{done.stdout[-3000:]}")
+    summary = next((line.strip() for line in done.stdout.splitlines() if " passed, " in line), "")
+    print(f"setup: verified in {time.perf_counter() - started:.1f} s ({summary})")
 
 
 def _env_names(mapping: Path) -> tuple[str, str]:
@@ -373,6 +387,7 @@ class Plan:
     lag_window: float
     interval: int
     smoke: bool
+    verify: bool
 
 
 @dataclass(slots=True)
@@ -416,8 +431,12 @@ def _one(root: Path, size: int, plan: Plan, log: IO[bytes]) -> bool:
         env = {**os.environ, url_var: upstream.url, token_var: upstream.token}
         command = [
             sys.executable, "-m", "mapper", "serve", str(mapping), "--port", "0",
-            "--ready-json", "--allow-unverified", "--store", store,
+            "--ready-json", "--store", store,
         ]  # fmt: skip
+        if plan.verify:
+            _verify(mapping, env)
+        else:
+            command.append("--allow-unverified")
         figures.since = time.time()
         with _running("runtime", command, env=env, cwd=REPO, log=log) as runtime:
             _measure(upstream, runtime, token, names, plan, store, figures)
@@ -456,7 +475,9 @@ def _measure(
     figures.measured_until = time.time()
 
 
-def _report(figures: Figures, logged: list[tuple[float, float]], plan: Plan, budget: int) -> bool:
+def _report(
+    figures: Figures, logged: list[tuple[float, float, str]], plan: Plan, budget: int
+) -> bool:
     bare_s, bare_records, bare_requests = figures.bare
     bare_rate = bare_records / bare_s
     print(
@@ -475,10 +496,18 @@ def _report(figures: Figures, logged: list[tuple[float, float]], plan: Plan, bud
         )
     else:
         print(f"feed walk   : only {len(first_walk)} of its {bare_requests} requests logged")
+    # after the baseline: complete walks (no sort), and newest-first reads (sort=-updated)
+    complete = [r for r in logged[bare_requests:] if "sort=" not in r[2]]
+    newest = len(logged) - bare_requests - len(complete)
     later = [
-        logged[j + bare_requests - 1][1] - logged[j][0]
-        for j in range(bare_requests, len(logged) - bare_requests + 1, bare_requests)
+        complete[j + bare_requests - 1][1] - complete[j][0]
+        for j in range(0, len(complete) - bare_requests + 1, bare_requests)
     ]
+    if newest:
+        print(
+            f"newest first: {newest} requests read newest first after the baseline "
+            "(each poll but every tenth)"
+        )
     if later:
         median = statistics.median(later)
         print(
@@ -504,7 +533,7 @@ def _report(figures: Figures, logged: list[tuple[float, float]], plan: Plan, bud
     else:
         print(f"feed lag    : 0/{figures.lag_samples} samples seen")
     start, until = figures.baseline_done, figures.measured_until
-    window = [end for begin, end in logged if start <= begin <= until]
+    window = [end for begin, end, _ in logged if start <= begin <= until]
     span = until - start
     per_minute = len(window) / span * 60
     most = _most_in_a_minute(window) if span >= 60 else len(window)
@@ -515,8 +544,10 @@ def _report(figures: Figures, logged: list[tuple[float, float]], plan: Plan, bud
         f"polling cost: {len(window)} feed requests in {span:.1f} s after the baseline: "
         f"{per_minute:,.0f} requests/min; {over}: {most}; budget {budget}/min: {verdict}"
     )
-    walks = len(logged) / max(1, bare_requests)
-    print(f"              ({len(logged)} feed requests in all: {walks:.1f} complete walks)")
+    print(
+        f"              ({len(logged)} feed requests in all: the baseline, {len(later)} "
+        f"complete walks after it, {newest} newest-first reads)"
+    )
     return ok or plan.smoke
 
 
@@ -532,12 +563,20 @@ def run(args: argparse.Namespace) -> int:
         lag_window=args.lag_window,
         interval=args.interval,
         smoke=args.smoke,
+        verify=not args.unverified,
     )
-    print(
-        "Change feed on PocketBase 0.40.6, served unverified: the feed's newest-first "
-        "path needs a fresh stamp proving the sort by `updated`, so every poll is a "
-        "complete walk (the full-walk path)."
-    )
+    if plan.verify:
+        print(
+            "Change feed on PocketBase 0.40.6, verified first (a2map verify): its stamp "
+            "proves the sort by `updated`, so the feed reads newest first and stops at the "
+            "first record it knows unchanged; every tenth poll is a complete walk."
+        )
+    else:
+        print(
+            "Change feed on PocketBase 0.40.6, served unverified: the feed's newest-first "
+            "path needs a fresh stamp proving the sort by `updated`, so every poll is a "
+            "complete walk (the full-walk path)."
+        )
     failed = False
     with tempfile.TemporaryDirectory(prefix="a2app-feed-bench-") as tmp:
         root = Path(tmp)
@@ -561,6 +600,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lag-samples", type=int, default=30, help="updates timed one by one")
     parser.add_argument("--lag-window", type=float, default=60.0, help="seconds they spread over")
     parser.add_argument("--interval", type=int, default=2, help="serve.feed interval (s)")
+    parser.add_argument(
+        "--unverified",
+        action="store_true",
+        help="serve without verifying first: every poll a complete walk",
+    )
     parser.add_argument(
         "--smoke", action="store_true", help="1 collection x 50 records, no target judged"
     )
