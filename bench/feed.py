@@ -74,6 +74,7 @@ GRANT_ID = "bench-feed"
 FEED_AGENT = "python-httpx"  # the runtime's upstream client, as PocketBase logs it
 POLL_EVERY = 0.05  # seconds between two reads of the events route
 BARE_WALKS = 3  # the bare walk's best of
+UPSTREAM_TIMEOUT = 60  # seconds: the mapping's upstream.timeoutSeconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +194,8 @@ def _mapping(root: Path, upstream: Upstream, names: Sequence[str], feed: dict[st
     serve = doc.setdefault("serve", {})
     serve["feed"] = {"entities": list(names), **feed}
     serve["rateLimits"] = {"data": 1_000_000, "ops": 1_000_000}
+    # PocketBase shares a small machine with the runtime and the verifier: room to answer
+    doc["upstream"]["timeoutSeconds"] = UPSTREAM_TIMEOUT
     out.write_text(yaml.safe_dump(doc, sort_keys=False))
     return out
 
