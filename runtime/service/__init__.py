@@ -50,6 +50,7 @@ from ._reads import RECORD_PARAMS as RECORD_PARAMS
 from ._reads import Reads as Reads
 from ._reads import check_fields as check_fields
 from ._reads import refuse_stray_parts as refuse_stray_parts
+from ._realtime import Realtime as Realtime
 from ._receipts import HEADER as RECEIPT_HEADER
 from ._receipts import feed as receipts_feed
 from ._security import DEFAULT_HOW as DEFAULT_HOW
@@ -77,7 +78,7 @@ from ._writes import update_record as update_record
 __all__ = [
     "CHUNK", "DEFAULT_HOW", "HOW_MAX", "RECEIPT_HEADER", "RECORD_PARAMS", "ChangeFeed",
     "Describer", "Done", "GateRefused", "JobRunner", "Order", "Raised", "RateLimiter", "Reads",
-    "RuntimeState",
+    "Realtime", "RuntimeState",
     "Security", "ServeOptions", "Triggers", "Write", "act_on_task", "allowed_hosts", "authorise",
     "authorise_read", "build_state", "call_http", "check_fields", "context_doc", "create_record",
     "default_dedup_key", "delete_record", "describe_entity", "describe_module", "describe_record",

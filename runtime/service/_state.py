@@ -18,6 +18,7 @@ from ._fanout import process_gate
 from ._feed import ChangeFeed
 from ._jobs import JobRunner
 from ._reads import Reads
+from ._realtime import Realtime
 from ._security import RateLimiter, Security
 from ._triggers import Triggers
 
@@ -40,6 +41,7 @@ class RuntimeState:
     jobs: JobRunner = field(init=False)
     triggers: Triggers = field(init=False)
     feed: ChangeFeed | None = field(init=False)  # with `serve.feed` only
+    realtime: Realtime = field(init=False)
 
     def __post_init__(self) -> None:
         app_id = self.mapping.app.id
@@ -57,15 +59,19 @@ class RuntimeState:
         )
         feed = self.mapping.serve.feed
         self.feed = None if feed is None else ChangeFeed(self, feed)
+        self.realtime = Realtime(self)
 
     def start_feed(self) -> None:
-        """Poll in the background from now on (after the first trigger pass)."""
+        """Poll in the background from now on (after the first trigger pass), and fan the
+        feed's changes out to realtime subscribers."""
         if self.feed is not None:
             self.feed.start()
+        self.realtime.start()
 
     async def aclose(self) -> None:
-        """Stop the feed, the jobs and trigger passes this process runs, then the upstream's
-        connections."""
+        """Stop the realtime fan-out (ending every stream), the feed, the jobs and trigger
+        passes this process runs, then the upstream's connections."""
+        await self.realtime.aclose()
         if self.feed is not None:
             await self.feed.aclose()
         await self.jobs.aclose()
