@@ -101,9 +101,9 @@ class Realtime:
     def subscribe(self, headers: dict[str, str], body: bytes) -> None:
         """`POST /api/realtime`: replace the client's topics, under the request's credential.
 
-        Every topic is checked now: an entity the credential may not read refuses the whole
-        set (403 `insufficient_scope`, every such topic named), so a subscription never
-        sits silent for want of a scope."""
+        Every topic is checked now, so a subscription never sits silent: an entity the
+        credential may not read refuses the whole set (403 `insufficient_scope`, every such
+        topic named), and so does one the change feed does not watch (400 `usage`)."""
         client_id, wanted = _checked_body(body)
         client = self.clients.get(client_id)
         if client is None or client.dropped:
@@ -121,8 +121,26 @@ class Realtime:
                 topics=refused,
             )
         topics = tuple(parse_topic(raw, self.host.mapping.entities) for raw in raws)
+        unwatched = sorted({t.entity.name for t in topics} - self.watched)
+        if unwatched:
+            # nothing would ever be delivered: said now rather than left silent
+            raise ProtocolError(
+                "usage",
+                f"{', '.join(unwatched)} is not watched by the change feed (serve.feed); "
+                f"realtime delivers changes of {', '.join(sorted(self.watched)) or 'no entity'}.",
+                unwatched=unwatched,
+            )
         client.topics = topics
         client.credential = {k: v for k, v in headers.items() if k in CREDENTIAL_HEADERS}
+
+    @property
+    def watched(self) -> frozenset[str]:
+        """The entities whose changes enter the feed: those of `serve.feed` (polled, and
+        written through the runtime); without it no change is ever recorded."""
+        feed = self.host.mapping.serve.feed
+        return frozenset(feed.entities if feed is not None else ()) & set(
+            self.host.mapping.entities
+        )
 
     def _may_read(self, headers: dict[str, str], entity: str) -> bool:
         if entity not in self.host.mapping.entities:

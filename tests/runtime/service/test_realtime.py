@@ -21,7 +21,15 @@ from runtime.upstream import UpstreamClient
 
 ROOT = Path(__file__).resolve().parents[3]
 ENV = {"KANBAN_URL": "http://kanban.test", "KANBAN_TOKEN": "t"}
-TEXT = (ROOT / "mappings" / "conformance-kanban.yaml").read_text()
+# the feed watches both entities, but is never started here: changes are recorded directly
+TEXT = (
+    (ROOT / "mappings" / "conformance-kanban.yaml")
+    .read_text()
+    .replace(
+        "  authMode: none\n",
+        "  authMode: none\n  feed: {entities: [cards, lists], interval: 3600}\n",
+    )
+)
 TOKEN = {"x-a2app-token": "a2app_rt_full"}
 APP = "conformance_kanban"
 
