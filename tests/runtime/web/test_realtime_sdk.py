@@ -1,6 +1,7 @@
 """The official PocketBase JS SDK, under Node, subscribes to `cards/*` on the runtime; a card
 created, changed and deleted directly on the Django sample's own API (not through the
-runtime) reaches it as create, update and delete messages, through the change feed.
+runtime) reaches it as create, update and delete messages, through the change feed; a
+second subscription with a filter and fields takes the renamed card only, projected.
 
 Node 20 has no global EventSource: the script sets one from npm `eventsource` (installed by
 samples/setup.sh). EventSource cannot send headers, so the token rides on the subscription
@@ -48,15 +49,19 @@ pb.beforeSend = (url, options) => {
   return { url, options };
 };
 setTimeout(() => { out("error", "no three messages in time"); process.exit(1); }, 120000);
-const seen = [];
+const counts = { message: 0, filtered: 0 };
+const take = (step) => (e) => {
+  counts[step] += 1;
+  out(step, { action: e.action, record: e.record });
+  if (counts.message === 3 && counts.filtered === 2) {
+    pb.realtime.unsubscribe().finally(() => process.exit(0));
+  }
+};
 try {
-  await pb.collection("cards").subscribe("*", (e) => {
-    seen.push(e);
-    out("message", { action: e.action, record: e.record });
-    if (seen.length === 3) {
-      pb.realtime.unsubscribe().finally(() => process.exit(0));
-    }
-  });
+  const cards = pb.collection("cards");
+  await cards.subscribe("*", take("message"));
+  // options ride on the topic: filtered on the record here, projected to two fields
+  await cards.subscribe("*", take("filtered"), { filter: 'title ~ "Renamed"', fields: "id,title" });
   out("subscribed", pb.realtime.clientId);
 } catch (err) {
   out("error", { status: err.status, response: err.response, message: String(err) });
@@ -73,12 +78,16 @@ def _until(probe: Callable[[], T | None]) -> T:
     return found
 
 
-def _line(stream: IO[str]) -> dict[str, Any]:
-    text = stream.readline()
-    assert text, "the SDK script ended early"
-    doc: dict[str, Any] = json.loads(text)
-    assert doc["step"] != "error", doc
-    return doc
+def _line(stream: IO[str], step: str, aside: list[dict[str, Any]]) -> dict[str, Any]:
+    """The next line of `step`; lines of other steps are kept in `aside`, in order."""
+    while True:
+        text = stream.readline()
+        assert text, "the SDK script ended early"
+        doc: dict[str, Any] = json.loads(text)
+        assert doc["step"] != "error", doc
+        if doc["step"] == step:
+            return doc
+        aside.append(doc)
 
 
 def _node(tmp_path: Path, url: str) -> subprocess.Popen[str]:
@@ -119,30 +128,38 @@ def test_the_sdk_receives_changes_made_directly_in_django(tmp_path: Path) -> Non
         node = _node(tmp_path, rt.url)
         try:
             assert node.stdout is not None
-            subscribed = _line(node.stdout)
+            filtered: list[dict[str, Any]] = []
+            subscribed = _line(node.stdout, "subscribed", filtered)
             assert subscribed["step"] == "subscribed" and len(subscribed["value"]) == 40
 
             new = {"title": "Straight into Django", "list": "list_todo"}
             made = httpx.post(f"{django.api}/cards/", headers=django.headers, json=new)
             assert made.status_code == 201, made.text
             card = str(made.json()["id"])
-            created = _line(node.stdout)["value"]
+            created = _line(node.stdout, "message", filtered)["value"]
             assert (created["action"], created["record"]["id"]) == ("create", card)
             assert created["record"]["title"] == "Straight into Django"
 
             changed = httpx.patch(f"{django.api}/cards/{card}/", headers=django.headers,
                                   json={"title": "Renamed in Django"})  # fmt: skip
             assert changed.status_code == 200, changed.text
-            updated = _line(node.stdout)["value"]
+            updated = _line(node.stdout, "message", filtered)["value"]
             assert (updated["action"], updated["record"]["id"]) == ("update", card)
             assert updated["record"]["title"] == "Renamed in Django"
 
             gone = httpx.delete(f"{django.api}/cards/{card}/", headers=django.headers)
             assert gone.status_code == 204, gone.text
-            deleted = _line(node.stdout)["value"]
+            deleted = _line(node.stdout, "message", filtered)["value"]
             # the record as the feed last saw it
             assert deleted == {"action": "delete", "record": updated["record"]}
             assert node.wait(timeout=BOUND) == 0
+            filtered += [json.loads(line) for line in node.stdout.read().splitlines()]
+            # the filtered topic took the renamed card only, as two fields
+            kept = {"id": card, "title": "Renamed in Django"}
+            assert [(d["step"], d["value"]) for d in filtered] == [
+                ("filtered", {"action": "update", "record": kept}),
+                ("filtered", {"action": "delete", "record": kept}),
+            ]
         finally:
             if node.poll() is None:
                 node.kill()
