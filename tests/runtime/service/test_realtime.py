@@ -1,6 +1,7 @@
 """Realtime fan-out from the store's change feed: frames to the clients whose topics take a
-change, the bounded queue that drops a slow client without slowing the others, deletes with
-the record as it was, a revoked credential, and the stream's heartbeat and end."""
+change (also one another process recorded), the bounded queue that drops a slow client
+without slowing the others, deletes with the record as it was, a revoked credential, and the
+stream's heartbeat and end; on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from runtime.service._realtime import Realtime
 from runtime.service._realtime_client import Client
 from runtime.store import Seen, Store
 from runtime.upstream import UpstreamClient
+from tests.fixtures.databases import DATABASES, database
 
 ROOT = Path(__file__).resolve().parents[3]
 ENV = {"KANBAN_URL": "http://kanban.test", "KANBAN_TOKEN": "t"}
@@ -34,15 +36,25 @@ TOKEN = {"x-a2app-token": "a2app_rt_full"}
 APP = "conformance_kanban"
 
 
-@pytest.fixture
-def state(tmp_path: Path) -> Iterator[RuntimeState]:
+@pytest.fixture(params=DATABASES)
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    with database(request.param, tmp_path) as found:
+        yield found
+
+
+def _state(url: str) -> RuntimeState:
     mapping = load_mapping_text(TEXT, env=ENV)
-    store = Store.open(f"sqlite:///{tmp_path / 'store.sqlite3'}")
-    store.create_grant(id="cred_full", agent_name="rt", scopes=["*"], token="a2app_rt_full")
+    return RuntimeState(mapping, Store.open(url), UpstreamClient(mapping.upstream))
+
+
+@pytest.fixture
+def state(url: str) -> Iterator[RuntimeState]:
+    served = _state(url)
+    served.store.create_grant(id="cred_full", agent_name="rt", scopes=["*"], token="a2app_rt_full")
     try:
-        yield RuntimeState(mapping, store, UpstreamClient(mapping.upstream))
+        yield served
     finally:
-        store.close()
+        served.store.close()
 
 
 def _frames(client: Client) -> list[tuple[str, dict[str, Any]]]:
@@ -101,6 +113,22 @@ def test_changes_reach_the_topics_that_take_them(state: RuntimeState) -> None:
     ]
     assert _frames(lists) == []
     assert hub.pump() == 0
+
+
+def test_a_change_recorded_by_another_process_reaches_this_one(
+    state: RuntimeState, url: str
+) -> None:
+    other = _state(url)  # its own store connections: another runtime process
+    try:
+        hub = Realtime(state)
+        hub.start_at_head()
+        client = hub.connect()
+        _subscribe(hub, client, "cards/*")
+        other.store.feed_record(APP, "cards", [Seen("update", "c1", "h1", _card("c1", "x"))])
+        hub.pump()
+        assert _frames(client) == [("cards/*", {"action": "update", "record": _card("c1", "x")})]
+    finally:
+        other.store.close()
 
 
 def test_a_delete_the_feed_never_saw_carries_the_id(state: RuntimeState) -> None:
