@@ -195,3 +195,25 @@ def test_a_dropped_client_stream_ends(state: RuntimeState) -> None:
         return [text async for text in hub.stream(client)]
 
     assert len(asyncio.run(run())) == 1  # PB_CONNECT only: what was queued is discarded
+
+
+def test_the_fan_out_task_polls_the_store_and_stops(state: RuntimeState) -> None:
+    async def run() -> Client:
+        hub = Realtime(state, interval=0.02)
+        hub.start()
+        client = hub.connect()
+        _subscribe(hub, client, "cards/*")
+        state.store.feed_record(APP, "cards", [Seen("create", "c1", "h1", _card("c1", "x"))])
+        for _ in range(100):
+            if not client.queue.empty():
+                break
+            await asyncio.sleep(0.02)
+        assert not client.queue.empty(), "the background task did not deliver"
+        running = hub._running
+        await hub.aclose()
+        assert running is not None and running.done()
+        return client
+
+    client = asyncio.run(run())
+    # closing ends every stream: what was queued gives way to the end
+    assert client.dropped and client.queue.get_nowait() is None
