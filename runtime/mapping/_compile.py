@@ -29,6 +29,7 @@ from ._model import (
     RateLimits,
     Request,
     ResponseProjection,
+    Schedule,
     Serve,
     SortSpec,
     Trigger,
@@ -203,8 +204,19 @@ def _operation(spec: dict[str, Any]) -> Operation:
         else ResponseProjection(
             pick=dotted(response.get("pick")), fields=tuple(response.get("fields", ()))
         ),
+        schedule=_schedule(spec.get("schedule")),
         evidence=_evidence(spec.get("evidence")),
         confidence=spec.get("confidence"),
+    )
+
+
+def _schedule(spec: dict[str, Any] | None) -> Schedule | None:
+    if spec is None:
+        return None
+    return Schedule(
+        when=spec["when"],
+        on_missed=spec.get("onMissed", "skip"),
+        approved_by=spec.get("approvedBy"),
     )
 
 
@@ -284,6 +296,7 @@ def _serve(spec: dict[str, Any] | None, res: Resolver) -> Serve:
         scan_limit=spec.get("scanLimit", 10_000),
         triggers=tuple(_trigger(t) for t in spec.get("triggers", ())),
         hooks=frozen_map({name: _hook(h, res) for name, h in spec.get("hooks", {}).items()}),
+        time_zone=spec.get("timeZone", "UTC"),
     )
 
 

@@ -31,6 +31,7 @@ from ._model import (
     Pagination,
     ProbeRecord,
     Request,
+    Schedule,
     Serve,
     Trigger,
     Upstream,
@@ -230,7 +231,18 @@ def _operation(op: Operation) -> Doc:
         if op.response.fields:
             response["fields"] = list(op.response.fields)
         doc["response"] = response
+    if op.schedule is not None:
+        doc["schedule"] = _schedule(op.schedule)
     _provenance(doc, op.evidence, op.confidence)
+    return doc
+
+
+def _schedule(s: Schedule) -> Doc:
+    doc: Doc = {"when": s.when}
+    if s.on_missed != "skip":
+        doc["onMissed"] = s.on_missed
+    if s.approved_by is not None:
+        doc["approvedBy"] = s.approved_by
     return doc
 
 
@@ -332,6 +344,8 @@ def _serve(s: Serve) -> Doc:
         doc["triggers"] = [_trigger(t) for t in s.triggers]
     if s.hooks:
         doc["hooks"] = {name: _hook(h) for name, h in s.hooks.items()}
+    if s.time_zone != "UTC":
+        doc["timeZone"] = s.time_zone
     return doc
 
 
