@@ -125,9 +125,12 @@ def create_app(state: RuntimeState) -> FastAPI:
         state.jobs.sweep()
         # before serving: an agent's first poll already sees what the data holds
         await state.triggers.at_start()
+        schedules = service.Schedules(state)
+        schedules.start()
         try:
             yield
         finally:
+            await schedules.aclose()
             await state.aclose()
 
     app = FastAPI(
