@@ -334,7 +334,7 @@ def _check_schedule(base: tuple[PathPart, ...], op: dict[str, Any]) -> list[Prob
 
 def _check_time_zone(serve: dict[str, Any]) -> list[Problem]:
     name = serve.get("timeZone")
-    if name is None:
+    if name is None or name == "UTC":  # the runtime needs no time zone database for UTC
         return []
     try:
         ZoneInfo(name)

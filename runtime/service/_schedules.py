@@ -16,14 +16,13 @@ import asyncio
 import contextlib
 import logging
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from runtime.mapping import Operation
 from runtime.protocol import ProtocolError, schedule_caller
 
 from ._events import trigger
 from ._operations import run_operation
-from ._slots import latest_slot, next_slot, slot_name
+from ._slots import latest_slot, next_slot, slot_name, zone_named
 from ._state import RuntimeState
 
 log = logging.getLogger("a2app.runtime")
@@ -37,7 +36,7 @@ def _no_precheck() -> None:
 class Schedules:
     def __init__(self, state: RuntimeState) -> None:
         self._state = state
-        self._zone = ZoneInfo(state.mapping.serve.time_zone)
+        self._zone = zone_named(state.mapping.serve.time_zone)
         self._tasks: list[asyncio.Task[None]] = []
 
     @property
@@ -47,6 +46,11 @@ class Schedules:
     def start(self) -> None:
         """One background task per scheduled operation, all from the clock's now."""
         now = self._state.clock.now()
+        if self.declared:
+            names = ", ".join(
+                f"{op.name} ({op.schedule.when})" for op in self.declared if op.schedule
+            )
+            log.info("schedules in %s: %s", self._state.mapping.serve.time_zone, names)
         for op in self.declared:
             task = asyncio.create_task(self._run(op, now), name=f"schedule:{op.name}")
             self._tasks.append(task)

@@ -10,7 +10,7 @@ passes it twice, on the first pass.
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
 _EVERY = re.compile(r"every ([1-9][0-9]*)([mh])")
@@ -18,11 +18,16 @@ _DAILY = re.compile(r"daily ([0-9]{2}):([0-9]{2})")
 _DAY = timedelta(days=1)
 
 
-def _local(day: date, at: time, zone: ZoneInfo) -> datetime:
+def zone_named(name: str) -> tzinfo:
+    """The zone of `serve.timeZone`; UTC needs no time zone database on the host."""
+    return UTC if name == "UTC" else ZoneInfo(name)
+
+
+def _local(day: date, at: time, zone: tzinfo) -> datetime:
     return datetime.combine(day, at, tzinfo=zone).astimezone(UTC)
 
 
-def day_slots(when: str, zone: ZoneInfo, day: date) -> list[datetime]:
+def day_slots(when: str, zone: tzinfo, day: date) -> list[datetime]:
     """The slot starts of one local day, in order."""
     daily = _DAILY.fullmatch(when)
     if daily:
@@ -39,13 +44,13 @@ def day_slots(when: str, zone: ZoneInfo, day: date) -> list[datetime]:
     return slots
 
 
-def latest_slot(when: str, zone: ZoneInfo, at: datetime) -> datetime:
+def latest_slot(when: str, zone: tzinfo, at: datetime) -> datetime:
     """The last slot that started at or before `at`."""
     day = at.astimezone(zone).date()
     return max(s for d in (day - _DAY, day) for s in day_slots(when, zone, d) if s <= at)
 
 
-def next_slot(when: str, zone: ZoneInfo, at: datetime) -> datetime:
+def next_slot(when: str, zone: tzinfo, at: datetime) -> datetime:
     """The first slot that starts after `at`."""
     day = at.astimezone(zone).date()
     return min(s for d in (day, day + _DAY) for s in day_slots(when, zone, d) if s > at)
