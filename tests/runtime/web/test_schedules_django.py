@@ -4,12 +4,15 @@ with its receipt kept, and seen by agents as `operation.scheduled` events."""
 
 from __future__ import annotations
 
+import re
 import time
 import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
@@ -21,6 +24,7 @@ from runtime.store import Store
 from runtime.upstream import UpstreamClient
 from runtime.web import create_app
 from tests.fixtures.clocks import MovedClock
+from tests.fixtures.runtime import start_runtime
 from tests.fixtures.servers import start_kanban
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -78,3 +82,36 @@ def test_a_read_only_operation_scheduled_every_minute_runs_once_per_slot(tmp_pat
     ] * 2
     assert [r["target"] for r in receipts] == ["op:count-finished"] * 2
     assert all("count-finished" in r["text"] for r in receipts)
+
+
+def test_a2map_serve_runs_a_missed_slot_at_start_on_the_real_clock(tmp_path: Path) -> None:
+    """The served process on its own clock: with `onMissed: run` the slot that began
+    before it started runs at once; SIGTERM then stops the schedule with the runtime."""
+    schedule = "    schedule: {when: every 1m, onMissed: run}\n"
+    path = tmp_path / "kanban-drf.yaml"
+    path.write_text(
+        TEXT.replace(COUNT, COUNT + schedule, 1).replace(
+            "serve:\n", "serve:\n  timeZone: Europe/Berlin\n", 1
+        )
+    )
+    assert "timeZone" in path.read_text()
+    with start_kanban() as upstream, start_runtime(path, upstream) as rt:
+        client = httpx.Client(base_url=rt.url, timeout=10)
+        _until(lambda: bool(_feed(client)))
+        started = datetime.now(UTC)
+        (slot,) = _feed(client)
+        receipts = client.get("/api/_a2app/receipts").json()["receipts"]
+        client.close()
+        rt.stop()  # SIGTERM: the lifespan ends, the schedule with it
+        stderr = rt.stderr()
+    assert slot["operation"] == "count-finished"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:00Z", slot["slot"])
+    ran = datetime.fromisoformat(slot["slot"].replace("Z", "+00:00"))
+    assert timedelta(0) <= started - ran < timedelta(minutes=2)
+    assert [r["target"] for r in receipts][:1] == ["op:count-finished"]
+    assert "Traceback" not in stderr and "stopped by SIGTERM" in stderr
+
+
+def _feed(client: httpx.Client) -> list[dict[str, Any]]:
+    events = client.get("/api/_a2app/events").json()["events"]
+    return [e["payload"] for e in events if e["type"] == "operation.scheduled"]
