@@ -99,7 +99,7 @@ def test_a2map_serve_runs_a_missed_slot_at_start_on_the_real_clock(tmp_path: Pat
         client = httpx.Client(base_url=rt.url, timeout=10)
         _until(lambda: bool(_feed(client)))
         started = datetime.now(UTC)
-        (slot,) = _feed(client)
+        slot = _feed(client)[0]  # a minute boundary may since have added the next
         receipts = client.get("/api/_a2app/receipts").json()["receipts"]
         client.close()
         rt.stop()  # SIGTERM: the lifespan ends, the schedule with it
