@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -211,3 +212,36 @@ def test_a_destructive_schedule_the_owner_approved_runs_without_a_per_call_key(
     assert json.loads(json.dumps(event.payload)) == {
         "operation": "archive-board", "slot": "2026-01-10T02:00:00Z",
     }  # fmt: skip
+
+
+def test_a_claim_the_store_refuses_loses_that_slot_not_the_schedule(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    upstream = Upstream()
+    clock = MovedClock(_at("2026-01-10T10:00:30"))
+    state = _state(_text(COUNT, "{when: every 1m}"), store, upstream, clock)
+    raise_event = store.raise_event
+    failures = [RuntimeError("the database is gone")]
+
+    def flaky(**kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return raise_event(**kwargs)
+
+    monkeypatch.setattr(store, "raise_event", flaky)
+
+    async def scenario() -> None:
+        schedules = Schedules(state)
+        schedules.start()
+        try:
+            clock.move(timedelta(seconds=30))
+            await _until(lambda: not failures)
+            await asyncio.sleep(0.1)
+            assert upstream.calls == []
+            clock.move(timedelta(minutes=1))
+            await _until(lambda: len(upstream.calls) == 1)
+        finally:
+            await schedules.aclose()
+
+    asyncio.run(scenario())
+    assert _scheduled_slots(store) == ["2026-01-10T10:02:00Z"]
