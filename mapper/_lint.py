@@ -5,7 +5,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from runtime.mapping import Mapping, MappingError, load_mapping_text
+from runtime.mapping import (
+    Feed,
+    Mapping,
+    MappingError,
+    feed_requests_per_minute,
+    load_mapping_text,
+)
 
 from ._exits import Exit
 
@@ -34,7 +40,18 @@ def lint_files(paths: list[Path]) -> int:
             f"{path}: ok (app {mapping.app.id}, {len(mapping.entities)} entities, "
             f"{len(mapping.operations)} operations, {mapping.content_hash})"
         )
+        if mapping.serve.feed is not None:
+            print(f"{path}: {_feed_line(mapping.serve.feed)}")
     return worst
+
+
+def _feed_line(feed: Feed) -> str:
+    """What the feed will cost: the owner sets the budget against the upstream's limits."""
+    least = feed_requests_per_minute(len(feed.entities), feed.interval)
+    return (
+        f"feed of {', '.join(feed.entities)} every {feed.interval} s, at most {feed.budget} "
+        f"upstream requests per minute (a first page of each needs {least})"
+    )
 
 
 def _check_triggers(mapping: Mapping, filename: str) -> None:

@@ -37,6 +37,7 @@ from ._model import Dialect as Dialect
 from ._model import Entity as Entity
 from ._model import ErrorStyle as ErrorStyle
 from ._model import Evidence as Evidence
+from ._model import Feed as Feed
 from ._model import Field as Field
 from ._model import FieldType as FieldType
 from ._model import FilterParam as FilterParam
@@ -68,19 +69,20 @@ from ._predicate import Predicate as Predicate
 from ._predicate import compile_predicate as compile_predicate
 from ._predicate import dump_predicate as dump_predicate
 from ._schema import schema as schema
+from ._semantics import feed_requests_per_minute as feed_requests_per_minute
 from ._yaml import dump as yaml_text
 
 __all__ = [
     "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "NORMALIZATIONS", "READ_ONLY",
     "SERVER_WRITES", "AllOf", "AnyOf", "App", "Auth", "AuthType", "Compare", "CrudExecutor",
-    "Dialect", "Entity", "ErrorStyle", "Evidence", "Field", "FieldType", "FilterParam", "Hook",
-    "JobExecutor", "Mapping", "MappingError", "Module", "Not", "Operation", "Pagination",
+    "Dialect", "Entity", "ErrorStyle", "Evidence", "Feed", "Field", "FieldType", "FilterParam",
+    "Hook", "JobExecutor", "Mapping", "MappingError", "Module", "Not", "Operation", "Pagination",
     "PaginationStyle", "Predicate", "ProbeRecord", "Problem", "RateLimits", "Request",
     "ResponseProjection", "Schedule", "Serve", "SortSpec", "Trigger", "Unmapped", "Upstream",
     "WriteSpec", "check_document", "check_text", "compile_auth", "compile_pagination",
     "compile_predicate", "content_hash", "declared_type", "default_label", "dump", "dump_evidence",
-    "dump_predicate", "dump_yaml", "load_document", "load_mapping", "load_mapping_text", "schema",
-    "served_values", "without_defaults", "yaml_text"
+    "dump_predicate", "dump_yaml", "feed_requests_per_minute", "load_document", "load_mapping",
+    "load_mapping_text", "schema", "served_values", "without_defaults", "yaml_text",
 ]  # fmt: skip
 
 # verification stamps (written by `a2map verify`, read by the serve gate); they load with

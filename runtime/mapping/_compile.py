@@ -16,6 +16,7 @@ from ._model import (
     CrudExecutor,
     Entity,
     Evidence,
+    Feed,
     Field,
     FieldType,
     FilterParam,
@@ -295,8 +296,19 @@ def _serve(spec: dict[str, Any] | None, res: Resolver) -> Serve:
         rate_limits=RateLimits(data=limits.get("data", 1200), ops=limits.get("ops", 300)),
         scan_limit=spec.get("scanLimit", 10_000),
         triggers=tuple(_trigger(t) for t in spec.get("triggers", ())),
+        feed=_feed(spec.get("feed")),
         hooks=frozen_map({name: _hook(h, res) for name, h in spec.get("hooks", {}).items()}),
         time_zone=spec.get("timeZone", "UTC"),
+    )
+
+
+def _feed(spec: dict[str, Any] | None) -> Feed | None:
+    if spec is None:
+        return None
+    return Feed(
+        entities=tuple(spec["entities"]),
+        interval=int(spec.get("interval", 60)),
+        budget=int(spec.get("budget", 60)),
     )
 
 

@@ -21,6 +21,7 @@ from ._model import (
     Dialect,
     Entity,
     Evidence,
+    Feed,
     Field,
     FieldType,
     FilterParam,
@@ -342,10 +343,21 @@ def _serve(s: Serve) -> Doc:
         doc["scanLimit"] = s.scan_limit
     if s.triggers:
         doc["triggers"] = [_trigger(t) for t in s.triggers]
+    if s.feed is not None:
+        doc["feed"] = _feed(s.feed)
     if s.hooks:
         doc["hooks"] = {name: _hook(h) for name, h in s.hooks.items()}
     if s.time_zone != "UTC":
         doc["timeZone"] = s.time_zone
+    return doc
+
+
+def _feed(f: Feed) -> Doc:
+    doc: Doc = {"entities": list(f.entities)}
+    if f.interval != 60:
+        doc["interval"] = f.interval
+    if f.budget != 60:
+        doc["budget"] = f.budget
     return doc
 
 

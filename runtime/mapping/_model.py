@@ -428,6 +428,16 @@ class Trigger:
 
 
 @dataclass(frozen=True, slots=True)
+class Feed:
+    """The change feed: every `interval` seconds each of `entities` is read and compared
+    with what the last poll saw; `budget` caps the upstream requests spent per minute."""
+
+    entities: tuple[str, ...]
+    interval: int = 60
+    budget: int = 60
+
+
+@dataclass(frozen=True, slots=True)
 class Hook:
     """An inbound webhook (`serve.hooks.<name>`): each delivery whose signature holds is
     one event of type `event`; with `capability`, a task is enqueued for it too.
@@ -461,6 +471,7 @@ class Serve:
     rate_limits: RateLimits = RateLimits()
     scan_limit: int = 10_000
     triggers: tuple[Trigger, ...] = ()
+    feed: Feed | None = None
     hooks: AbcMapping[str, Hook] = field(default_factory=frozen_map)
     time_zone: str = "UTC"  # IANA name; schedules are read in it
 

@@ -404,9 +404,46 @@ def check_semantics(doc: dict[str, Any]) -> list[Problem]:
     problems.extend(_check_pagination(doc))
     for index, trig in enumerate((doc.get("serve") or {}).get("triggers", [])):
         problems.extend(_check_trigger(("serve", "triggers", index), trig, entities))
+    feed = (doc.get("serve") or {}).get("feed")
+    if feed is not None:
+        problems.extend(_check_feed(("serve", "feed"), feed, entities))
     for name, hook in (doc.get("serve") or {}).get("hooks", {}).items():
         problems.extend(_check_hook(("serve", "hooks", name), hook))
     problems.extend(_check_time_zone(doc.get("serve") or {}))
+    return problems
+
+
+def feed_requests_per_minute(entities: int, interval: int) -> int:
+    """The fewest upstream requests a minute of polls needs: one page per entity per poll."""
+    return entities * -(-60 // interval)
+
+
+def _check_feed(
+    path: tuple[PathPart, ...], feed: dict[str, Any], entities: dict[str, Any]
+) -> list[Problem]:
+    """The feed watches declared entities, and its budget pays for at least one page of
+    each of them per poll: less, and a walk could never finish."""
+    declared = list(entities)
+    problems = [
+        Problem(
+            (*path, "entities", i),
+            f"'{name}' is not a declared entity; declared: {allowed(declared)}"
+            f"{did_you_mean(name, declared)}",
+        )
+        for i, name in enumerate(feed["entities"])
+        if name not in entities
+    ]
+    interval, budget = feed.get("interval", 60), feed.get("budget", 60)
+    needed = feed_requests_per_minute(len(feed["entities"]), interval)
+    if budget < needed:
+        problems.append(
+            Problem(
+                (*path, "budget"),
+                f"a budget of {budget} requests per minute cannot read the first page of "
+                f"{len(feed['entities'])} entities every {interval} seconds; at least {needed} "
+                "are needed (or a longer interval)",
+            )
+        )
     return problems
 
 

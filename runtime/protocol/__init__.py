@@ -31,6 +31,7 @@ from ._jsjson import compact_json as compact_json
 from ._jsjson import js_length as js_length
 from ._jsjson import js_string as js_string
 from ._jsjson import stable_json as stable_json
+from ._marker import VERIFY_MARK as VERIFY_MARK
 from ._readback import instant as instant
 from ._readback import json_equal as json_equal
 from ._readback import not_stored_error as not_stored_error
@@ -45,6 +46,7 @@ __all__ = [
     "REGISTRY",
     "UNREACHABLE_CODES",
     "UPSTREAM_CODES",
+    "VERIFY_MARK",
     "Caller",
     "ErrorCode",
     "ErrorSpec",

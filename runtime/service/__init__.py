@@ -1,5 +1,5 @@
 """The runtime's use cases: reads, the write chain, related records, receipts, operations,
-jobs, approvals and the audit, over the mapping, the store and the upstream client.
+jobs, approvals, the audit and the change feed, over the mapping, the store and the upstream client.
 
 The web layer calls only this face; it never reaches the store or the upstream itself.
 """
@@ -24,10 +24,16 @@ from ._describe import identity as identity
 from ._describe import refuse_depth as refuse_depth
 from ._describe import whoami as whoami
 from ._describer import Describer as Describer
+from ._event_types import carried_entities as carried_entities
 from ._events import Raised as Raised
 from ._events import default_dedup_key as default_dedup_key
 from ._events import events_feed as events_feed
 from ._events import trigger as trigger
+from ._feed import ChangeFeed as ChangeFeed
+from ._feed import event_of as feed_event_of
+from ._feed_diff import diff as feed_diff
+from ._feed_diff import is_marked as feed_skips
+from ._feed_diff import record_hash as feed_record_hash
 from ._hooks import receive_hook as receive_hook
 from ._jobs import JobRunner as JobRunner
 from ._jobs import job_doc as job_doc
@@ -78,14 +84,16 @@ from ._writes import refuse_verb as refuse_verb
 from ._writes import update_record as update_record
 
 __all__ = [
-    "CHUNK", "DEFAULT_HOW", "HOW_MAX", "RECEIPT_HEADER", "RECORD_PARAMS", "SCHEDULE_EVENT", "Clock",
-    "Describer", "Done", "GateRefused", "JobRunner", "Order", "Raised", "RateLimiter", "Reads",
-    "RuntimeState", "Schedules", "Security", "ServeOptions", "SystemClock", "Triggers", "Write",
-    "act_on_task", "allowed_hosts", "authorise", "authorise_read", "build_state", "call_http",
-    "check_fields", "context_doc", "create_record", "day_slots", "default_dedup_key",
-    "delete_record", "describe_entity", "describe_module", "describe_record", "describe_relation",
-    "describe_root", "entity_named", "events_feed", "execute", "gate", "get_task", "host_allowed",
-    "how_text", "identity", "job_doc", "latest_slot", "list_tasks", "next_slot", "no_task_id",
+    "CHUNK", "DEFAULT_HOW", "HOW_MAX", "RECEIPT_HEADER", "RECORD_PARAMS", "SCHEDULE_EVENT",
+    "ChangeFeed", "Clock", "Describer", "Done", "GateRefused", "JobRunner", "Order", "Raised",
+    "RateLimiter", "Reads", "RuntimeState", "Schedules", "Security", "ServeOptions", "SystemClock",
+    "Triggers", "Write", "act_on_task", "allowed_hosts", "authorise", "authorise_read",
+    "build_state", "call_http", "carried_entities", "check_fields", "context_doc", "create_record",
+    "day_slots", "default_dedup_key", "delete_record", "describe_entity", "describe_module",
+    "describe_record", "describe_relation", "describe_root", "entity_named", "events_feed",
+    "execute", "feed_diff", "feed_event_of", "feed_record_hash", "feed_skips", "gate", "get_task",
+    "host_allowed", "how_text", "identity", "job_doc", "latest_slot", "list_tasks", "next_slot",
+    "no_task_id",
     "operation_named", "operations_listing", "poll_job", "presented_token", "rate_key",
     "receipts_feed", "receive_hook", "records_by_id", "refuse_depth", "refuse_stray_parts",
     "refuse_verb", "run_operation", "run_write", "set_context", "slot_name", "token_key", "trigger",

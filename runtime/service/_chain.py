@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.protocol import Caller, ProtocolError
-from runtime.store import WriteEnd
+from runtime.store import FeedAction, WriteEnd
 
 from . import _seen as seen
 from ._audit import audit, entry, to_file
@@ -52,6 +52,7 @@ class Write:
     audit_unauthorised: bool = True  # records audit a refused authorisation; operations do not
     unaudited: frozenset[str] = frozenset()  # codes that are no attempt (§20)
     caller: Caller | None = None  # the runtime's own call (a schedule): no credential to check
+    feed: tuple[str, FeedAction] | None = None  # a record write: (entity, action) for the feed
 
 
 Checks = Callable[[Caller], None]
@@ -137,6 +138,10 @@ async def run_write(
     to_file(state, entry(caller, write.target, "ok", record_id=done.record_id,
                          asserted_agent=agent))  # fmt: skip
     if done.changed:
+        if write.feed is not None and state.feed is not None and done.record_id is not None:
+            entity, action = write.feed
+            record = None if action == "delete" else done.result
+            state.feed.written(entity, action, done.record_id, record)
         # the data moved: a declared trigger may match (or match anew) now
         state.triggers.after_write()
     return done, kept.text

@@ -16,6 +16,7 @@ from ._calls import call_http
 from ._clock import Clock, SystemClock
 from ._describer import Describer
 from ._fanout import process_gate
+from ._feed import ChangeFeed
 from ._jobs import JobRunner
 from ._reads import Reads
 from ._security import RateLimiter, Security
@@ -40,6 +41,7 @@ class RuntimeState:
     reads: Reads = field(init=False)
     jobs: JobRunner = field(init=False)
     triggers: Triggers = field(init=False)
+    feed: ChangeFeed | None = field(init=False)  # with `serve.feed` only
 
     def __post_init__(self) -> None:
         app_id = self.mapping.app.id
@@ -55,9 +57,19 @@ class RuntimeState:
         self.jobs = JobRunner(
             self.store, app_id, partial(call_http, self), self.triggers.after_write
         )
+        feed = self.mapping.serve.feed
+        self.feed = None if feed is None else ChangeFeed(self, feed)
+
+    def start_feed(self) -> None:
+        """Poll in the background from now on (after the first trigger pass)."""
+        if self.feed is not None:
+            self.feed.start()
 
     async def aclose(self) -> None:
-        """Stop the jobs and trigger passes this process runs, then the upstream's connections."""
+        """Stop the feed, the jobs and trigger passes this process runs, then the upstream's
+        connections."""
+        if self.feed is not None:
+            await self.feed.aclose()
         await self.jobs.aclose()
         await self.triggers.aclose()
         await self.upstream.aclose()

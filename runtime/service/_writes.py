@@ -8,6 +8,7 @@ from typing import Any, NoReturn
 from runtime.mapping import Entity
 from runtime.protocol import Caller, ProtocolError
 from runtime.query import parse_fields, project_fields
+from runtime.store import FeedAction
 
 from . import _receipts as receipts
 from ._chain import Done, Order, Write, authorise_write, run_write
@@ -21,7 +22,10 @@ Precheck = Callable[[], None]
 Answer = tuple[dict[str, Any], dict[str, str]]  # the body, and the receipt's header
 
 
-def _write(entity: Entity, record_id: str | None, idem_key: str | None, idem_scope: str) -> Write:
+def _write(
+    entity: Entity, record_id: str | None, idem_key: str | None, idem_scope: str,
+    action: FeedAction = "update",
+) -> Write:  # fmt: skip
     return Write(
         target=f"data:{entity.name}",
         scope=f"data:{entity.name}:write",
@@ -30,6 +34,7 @@ def _write(entity: Entity, record_id: str | None, idem_key: str | None, idem_sco
         idem_scope=idem_scope,
         idem_key=idem_key,
         record_id=record_id,
+        feed=(entity.name, action),
     )
 
 
@@ -78,7 +83,7 @@ async def create_record(
     *, record_id: str | None, fields: str | None, precheck: Precheck,
 ) -> Answer:  # fmt: skip
     """A create; a POST to `.../records/{id}` is one too, the path id ignored (§9.3)."""
-    write = _write(entity, record_id, headers.get("idempotency-key"), entity.name)
+    write = _write(entity, record_id, headers.get("idempotency-key"), entity.name, "create")
 
     async def guard() -> dict[str, Any]:
         values = await guarded(
@@ -137,7 +142,7 @@ async def delete_record(
     *, record_id: str | None, fields: str | None, precheck: Precheck,
 ) -> Answer:  # fmt: skip
     """A delete: no body, no idempotency key; refused while a `restrict` ref points here."""
-    write = _write(entity, record_id, None, "")
+    write = _write(entity, record_id, None, "", "delete")
     gone: dict[str, Any] = {}
 
     async def act(caller: Caller, values: dict[str, Any]) -> Done:

@@ -1,5 +1,5 @@
 """All runtime state behind SQLAlchemy: grants, dataVersion, idempotency, approvals,
-receipts, audit, jobs, events, tasks and the UI context, keyed by app id, in SQLite
+receipts, audit, jobs, events, tasks, the UI context and the change feed, keyed by app id, in SQLite
 by default or PostgreSQL by URL."""
 
 from ._errors import DuplicateGrantError as DuplicateGrantError
@@ -8,6 +8,7 @@ from ._errors import StoreMissingError as StoreMissingError
 from ._errors import StoreUnavailableError as StoreUnavailableError
 from ._errors import StoreUrlError as StoreUrlError
 from ._errors import TokenFileError as TokenFileError
+from ._feed import Seen as Seen
 from ._finish import WriteEnd as WriteEnd
 from ._grants import LOCAL_GRANT_ID as LOCAL_GRANT_ID
 from ._rows import Approval as Approval
@@ -16,6 +17,9 @@ from ._rows import AuditEntry as AuditEntry
 from ._rows import Context as Context
 from ._rows import Decision as Decision
 from ._rows import Event as Event
+from ._rows import FeedAction as FeedAction
+from ._rows import FeedChange as FeedChange
+from ._rows import FeedState as FeedState
 from ._rows import Grant as Grant
 from ._rows import IdemState as IdemState
 from ._rows import Job as Job
@@ -36,10 +40,14 @@ __all__ = [
     "Decision",
     "DuplicateGrantError",
     "Event",
+    "FeedAction",
+    "FeedChange",
+    "FeedState",
     "Grant",
     "IdemState",
     "Job",
     "Receipt",
+    "Seen",
     "Store",
     "StoreError",
     "StoreMissingError",

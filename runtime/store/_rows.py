@@ -152,3 +152,33 @@ class Context:
 
     view: str | None
     selected: tuple[tuple[str, str], ...]  # (entity, id)
+
+
+FeedAction = Literal["create", "update", "delete"]
+
+
+@dataclass(frozen=True, slots=True)
+class FeedChange:
+    """One change the feed saw in an entity; `seq` orders the changes of every entity."""
+
+    seq: int
+    app_id: str
+    entity: str
+    action: FeedAction
+    record_id: str
+    record: Any  # the record as served; None for a delete
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FeedState:
+    """Who polls an entity (until when), whether its baseline was taken, and the last word
+    of its poller (a walk stopped by the budget says so here)."""
+
+    app_id: str
+    entity: str
+    holder: str | None
+    lease_until: datetime | None
+    baseline_at: datetime | None
+    note: str | None
+    updated_at: datetime

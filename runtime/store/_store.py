@@ -11,6 +11,7 @@ from ._approvals import ApprovalsMixin
 from ._base import Clock
 from ._contexts import ContextsMixin
 from ._engine import WRITE_OPTIONS, create_store_engine, require_schema, upgrade_schema
+from ._feed import FeedMixin
 from ._finish import FinishMixin
 from ._grants import GrantsMixin
 from ._jobs import JobsMixin
@@ -22,7 +23,8 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class Store(GrantsMixin, FinishMixin, ApprovalsMixin, JobsMixin, PlaneMixin, ContextsMixin):
+class Store(GrantsMixin, FinishMixin, ApprovalsMixin, JobsMixin, PlaneMixin, ContextsMixin,
+            FeedMixin):  # fmt: skip
     """The runtime's state. Open with `Store.open(url)`; every method is one short transaction.
 
     Methods are synchronous and thread-safe; several processes may share one

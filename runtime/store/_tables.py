@@ -212,3 +212,41 @@ contexts = Table(
     Column("selected", JSON, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
 )
+
+# The change feed. `a2app_feed_records` is what the last poll saw of each record
+# (its hash), `a2app_feed_changes` what changed since, in order; `a2app_feed_state`
+# holds the lease that lets one process poll an entity at a time, and whether the
+# baseline was taken.
+feed_records = Table(
+    "a2app_feed_records",
+    metadata,
+    Column("app_id", Text, primary_key=True),
+    Column("entity", Text, primary_key=True),
+    Column("record_id", Text, primary_key=True),
+    Column("hash", String(64), nullable=False),
+)
+
+feed_changes = Table(
+    "a2app_feed_changes",
+    metadata,
+    Column("seq", SERIAL, primary_key=True, autoincrement=True),
+    Column("app_id", Text, nullable=False),
+    Column("entity", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("record_id", Text, nullable=False),
+    Column("record", JSON(none_as_null=True), nullable=True),
+    Column("at", UTCDateTime, nullable=False),
+    Index(None, "app_id", "seq"),
+)
+
+feed_state = Table(
+    "a2app_feed_state",
+    metadata,
+    Column("app_id", Text, primary_key=True),
+    Column("entity", Text, primary_key=True),
+    Column("holder", Text, nullable=True),
+    Column("lease_until", UTCDateTime, nullable=True),
+    Column("baseline_at", UTCDateTime, nullable=True),
+    Column("note", Text, nullable=True),
+    Column("updated_at", UTCDateTime, nullable=False),
+)

@@ -125,6 +125,7 @@ def create_app(state: RuntimeState) -> FastAPI:
         state.jobs.sweep()
         # before serving: an agent's first poll already sees what the data holds
         await state.triggers.at_start()
+        state.start_feed()
         schedules = service.Schedules(state)
         schedules.start()
         try:

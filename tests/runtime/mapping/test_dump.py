@@ -145,6 +145,8 @@ VARIANTS: list[tuple[str, Edit]] = [
             },
         ),
     ),
+    ("feed with defaults", _set("serve.feed", {"entities": ["cards"]})),
+    ("feed", _set("serve.feed", {"entities": ["cards"], "interval": 30, "budget": 120})),
     (
         "triggers",
         _set(

@@ -52,7 +52,7 @@ def test_migrations_create_every_table_on_an_empty_database(store_url: str) -> N
         assert set(inspect(engine).get_table_names()) >= TABLES
     finally:
         engine.dispose()
-    assert _version(store_url) == ["0003"]
+    assert _version(store_url) == ["0004"]
 
 
 def test_a_first_revision_store_is_upgraded_with_its_data(store_url: str) -> None:
@@ -84,7 +84,7 @@ def test_a_first_revision_store_is_upgraded_with_its_data(store_url: str) -> Non
     finally:
         store.close()
     assert (held.status, held.record_id, held.outcome) == ("done", "rec_1", None)
-    assert _version(store_url) == ["0003"]
+    assert _version(store_url) == ["0004"]
 
 
 def test_reopening_changes_nothing_and_keeps_the_data(
@@ -95,7 +95,7 @@ def test_reopening_changes_nothing_and_keeps_the_data(
     first.close()
     again = open_store()
     assert [g.id for g in again.list_grants()] == ["cred_a"]
-    assert _version(store_url) == ["0003"]
+    assert _version(store_url) == ["0004"]
 
 
 def test_migrated_schema_matches_the_model(store: Store, store_url: str) -> None:
@@ -127,7 +127,7 @@ def test_concurrent_first_opens_all_succeed(store_url: str) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
-    assert _version(store_url) == ["0003"]
+    assert _version(store_url) == ["0004"]
 
 
 def _open_in_process(url: str, start: Any) -> None:
