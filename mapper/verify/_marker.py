@@ -7,8 +7,9 @@ synthesis, the context and the cleanup ledger all need it.
 from __future__ import annotations
 
 from runtime.mapping import Entity, Field
+from runtime.protocol import VERIFY_MARK
 
-TAG_PREFIX = "a2v-"
+TAG_PREFIX = VERIFY_MARK
 
 
 def tag_field(entity: Entity) -> Field | None:

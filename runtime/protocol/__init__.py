@@ -4,6 +4,7 @@ from . import _describe as describe
 from ._access import Caller as Caller
 from ._access import anonymous_caller as anonymous_caller
 from ._access import grant_caller as grant_caller
+from ._access import schedule_caller as schedule_caller
 from ._access import ui_caller as ui_caller
 from ._approval import approval_key as approval_key
 from ._body import Unrepresentable as Unrepresentable
@@ -30,6 +31,7 @@ from ._jsjson import compact_json as compact_json
 from ._jsjson import js_length as js_length
 from ._jsjson import js_string as js_string
 from ._jsjson import stable_json as stable_json
+from ._marker import VERIFY_MARK as VERIFY_MARK
 from ._readback import instant as instant
 from ._readback import json_equal as json_equal
 from ._readback import not_stored_error as not_stored_error
@@ -44,6 +46,7 @@ __all__ = [
     "REGISTRY",
     "UNREACHABLE_CODES",
     "UPSTREAM_CODES",
+    "VERIFY_MARK",
     "Caller",
     "ErrorCode",
     "ErrorSpec",
@@ -70,6 +73,7 @@ __all__ = [
     "read_back",
     "record_receipt",
     "ref_ids",
+    "schedule_caller",
     "schema_version",
     "stable_json",
     "steers",

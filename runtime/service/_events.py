@@ -16,6 +16,7 @@ from runtime.protocol import Caller, ProtocolError, canonical_json
 from runtime.store import Event, Store, Task
 
 from ._clock import wire_time
+from ._event_types import carried_entities
 
 POLL_AFTER_MS = 3000
 PAGE = 500
@@ -72,14 +73,18 @@ def event_doc(event: Event) -> dict[str, Any]:
 
 
 def events_feed(state: Plane, caller: Caller, since: str) -> dict[str, Any]:
-    """Events after cursor `since`, oldest first, at most `PAGE` per answer."""
+    """Events after cursor `since`, oldest first, at most `PAGE` per answer; an event
+    carrying records of an entity the caller may not read is left out, and the cursor
+    moves past it all the same."""
     if not since.isdigit():
         raise ProtocolError("usage", "since is the nextCursor of an earlier answer (digits).")
     rows = state.store.events_since(state.mapping.app.id, int(since), PAGE)
     cursor = str(rows[-1].seq) if rows else str(int(since))
+    carried = carried_entities(state.mapping)
+    shown = [e for e in rows if all(map(caller.can_read, carried.get(e.type, ())))]
     return {
         "a2app": True,
-        "events": [event_doc(e) for e in rows],
+        "events": [event_doc(e) for e in shown],
         "nextCursor": cursor,
         "pollAfterMs": POLL_AFTER_MS,
     }

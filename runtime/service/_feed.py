@@ -24,6 +24,7 @@ from runtime.protocol import ProtocolError
 from runtime.store import FeedAction, FeedChange, Seen, Store
 from runtime.upstream import UpstreamClient
 
+from ._event_types import feed_event_type
 from ._events import trigger
 from ._feed_budget import Budget, CountingTransport
 from ._feed_diff import diff, is_marked, record_hash
@@ -34,7 +35,6 @@ from ._triggers import Triggers
 
 log = logging.getLogger("a2app.runtime")
 
-PAST: dict[FeedAction, str] = {"create": "created", "update": "updated", "delete": "deleted"}
 FULL_EVERY = 10  # a newest-first entity still gets a complete walk every 10th poll: deletes
 EVENT_KEY = "feed:"  # + the change's seq: the dedup key of its event
 
@@ -66,7 +66,7 @@ def event_of(change: FeedChange) -> tuple[str, dict[str, Any]]:
     payload: dict[str, Any] = {"id": change.record_id}
     if change.action != "delete":
         payload["record"] = change.record
-    return f"{change.entity}.{PAST[change.action]}", payload
+    return feed_event_type(change.entity, change.action), payload
 
 
 class ChangeFeed:

@@ -6,12 +6,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from runtime.protocol import canonical_json
+from runtime.protocol import VERIFY_MARK, canonical_json
 from runtime.store import Seen
-
-# Every record a verification run creates carries its marker (`a2v-` and the run id)
-# in a text field; such records are the verifier's own traffic, not the app's news.
-VERIFY_MARK = "a2v-"
 
 Walked = Mapping[str, tuple[str, dict[str, Any]]]  # record id -> (hash, record)
 

@@ -13,6 +13,7 @@ from runtime.store import Store
 from runtime.upstream import UpstreamClient
 
 from ._calls import call_http
+from ._clock import Clock, SystemClock
 from ._describer import Describer
 from ._fanout import process_gate
 from ._feed import ChangeFeed
@@ -33,6 +34,7 @@ class RuntimeState:
     withheld: Withheld = field(default_factory=Withheld)  # what a partial stamp refused
     audit_file: Path | None = None
     fanout: asyncio.Semaphore = field(default_factory=process_gate)
+    clock: Clock = field(default_factory=SystemClock)  # what schedules read and wait on
     security: Security = field(init=False)
     limiter: RateLimiter = field(init=False)
     schema_version: str = field(init=False)

@@ -129,9 +129,12 @@ def create_app(state: RuntimeState) -> FastAPI:
         # before serving: an agent's first poll already sees what the data holds
         await state.triggers.at_start()
         state.start_feed()
+        schedules = service.Schedules(state)
+        schedules.start()
         try:
             yield
         finally:
+            await schedules.aclose()
             await state.aclose()
 
     app = FastAPI(

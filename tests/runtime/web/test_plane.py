@@ -281,6 +281,40 @@ def test_events_page_by_cursor(served: Served) -> None:
     )  # fmt: skip
 
 
+def test_an_event_carrying_records_is_shown_only_to_a_reader_of_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trigger's (and the feed's) event carries records of its entity: a credential that
+    may not read that entity does not see it; an event of no entity is everyone's."""
+    monkeypatch.setenv("KANBAN_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("KANBAN_TOKEN", "unused")
+    declared = (
+        "serve:\n  triggers:\n    - {type: card.due_soon, entity: cards, filter: done = false}\n"
+    )
+    text = KANBAN_TEXT.replace("serve:\n", declared, 1)
+    assert "card.due_soon" in text
+    store = Store.open(f"sqlite:///{tmp_path / 'store.sqlite3'}")
+    store.create_grant(id="cred_full", agent_name="runner", scopes=["*"], token="a2app_plane_full")
+    store.create_grant(
+        id="cred_lists", agent_name="lists", scopes=["data:lists:read"], token="a2app_plane_lists"
+    )
+    mapping = load_mapping_text(text)
+    state = RuntimeState(mapping, store, UpstreamClient(mapping.upstream))
+    try:
+        trigger(state, "card.due_soon", {"id": "c1"})
+        trigger(state, "invoice.paid", {"id": "in_1"})
+        with TestClient(create_app(state), base_url="http://127.0.0.1") as client:
+            full = client.get("/api/_a2app/events", headers=FULL).json()
+            lists = client.get(
+                "/api/_a2app/events", headers={"x-a2app-token": "a2app_plane_lists"}
+            ).json()
+    finally:
+        store.close()
+    assert [e["type"] for e in full["events"]] == ["card.due_soon", "invoice.paid"]
+    assert [e["type"] for e in lists["events"]] == ["invoice.paid"]
+    assert lists["nextCursor"] == full["nextCursor"]  # the hidden event is passed all the same
+
+
 # ------------------------------------------------------------------ context
 
 
