@@ -134,6 +134,9 @@ def test_two_processes_one_store_poll_once_and_serve_the_same_events(tmp_path: P
         # the holder stops and hands the lease back: the other process takes over at
         # once (not after the lease expired) and raises what changes next
         runtimes[holder].stop()
+        released = store.feed_state("kanban-drf", "cards")
+        # handed back (or already taken by the other): its lease would hold for 30 s more
+        assert released is not None and released.holder != taken.holder
         _until(lambda: _list_reads(proxies[other]) or None, "the other process polling")
         took = store.feed_state("kanban-drf", "cards")
         assert took is not None and took.holder not in (None, taken.holder)
