@@ -46,6 +46,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import os
 import random
 import secrets
@@ -350,10 +351,10 @@ def _line(way: str, r: Result) -> str:
         return f"  {way:<24} no message delivered"
     ordered = sorted(r.latencies)
     p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-    rate = r.delivered / r.span if r.span > 0 else float("inf")
+    rate = f"{r.delivered / r.span:10.0f} messages/s" if r.span > 0 else "messages/s n/a"
     return (
         f"  {way:<24} p50 {_ms(statistics.median(ordered))}   p95 {_ms(p95)}   "
-        f"max {_ms(ordered[-1])}   {rate:10.0f} messages/s"
+        f"max {_ms(ordered[-1])}   {rate}"
     )
 
 
@@ -372,6 +373,14 @@ def _figures(r: Result) -> tuple[float, float]:
     median = statistics.median(r.latencies) if r.latencies else float("nan")
     rate = r.delivered / r.span if r.span > 0 else float("nan")
     return median, rate
+
+
+def _ratio(ours: float, theirs: float) -> str:
+    """`ours / theirs` as "N.NNx"; none when the bare figure is 0 (every frame read
+    before the write's answer) or unmeasured."""
+    if not theirs > 0 or not math.isfinite(theirs):
+        return "n/a (bare figure is 0)"
+    return f"{ours / theirs:.3g}x"
 
 
 def _grant(store_url: str, token_id: str, scopes: list[str]) -> str:
@@ -459,8 +468,8 @@ def run(args: argparse.Namespace) -> int:
         print(_line(BARE, theirs))
         (ours_p50, ours_rate), (bare_p50, bare_rate) = _figures(ours), _figures(theirs)
         print(
-            f"  ratio runtime/bare: p50 {ours_p50 / bare_p50:.3g}x, "
-            f"messages/s {ours_rate / bare_rate:.3g}x"
+            f"  ratio runtime/bare: p50 {_ratio(ours_p50, bare_p50)}, "
+            f"messages/s {_ratio(ours_rate, bare_rate)}"
         )
         print(
             f"  (the runtime's fan-out reads the store's new changes every "
