@@ -64,6 +64,7 @@ class Realtime:
         self.cursor = 0
         self._clock, self._sleep = clock, sleep
         self._running: asyncio.Task[None] | None = None
+        self._wake: asyncio.Event | None = None
 
     @property
     def app_id(self) -> str:
@@ -164,7 +165,13 @@ class Realtime:
 
     def start(self) -> None:
         self.start_at_head()
+        self._wake = asyncio.Event()
         self._running = asyncio.create_task(self._loop())
+
+    def wake(self) -> None:
+        """A change this process just recorded: read the store now, not at the next interval."""
+        if self._wake is not None:
+            self._wake.set()
 
     async def _loop(self) -> None:
         while True:
@@ -172,7 +179,22 @@ class Realtime:
                 self.pump()
             except Exception:
                 log.exception("realtime fan-out failed")
-            await self._sleep(self.interval)
+            await self._nap()
+
+    async def _nap(self) -> None:
+        """Until the interval is over, or a write of this process wakes the loop; another
+        process's changes reach it through the store at the next interval."""
+        assert self._wake is not None
+        naps = [
+            asyncio.ensure_future(self._sleep(self.interval)),
+            asyncio.ensure_future(self._wake.wait()),
+        ]
+        try:
+            await asyncio.wait(naps, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for nap in naps:
+                nap.cancel()
+            self._wake.clear()
 
     def pump(self) -> int:
         """Deliver the changes recorded since the last call; how many were read."""

@@ -217,3 +217,27 @@ def test_the_fan_out_task_polls_the_store_and_stops(state: RuntimeState) -> None
     client = asyncio.run(run())
     # closing ends every stream: what was queued gives way to the end
     assert client.dropped and client.queue.get_nowait() is None
+
+
+def test_a_change_of_this_process_wakes_the_fan_out_before_its_interval(
+    state: RuntimeState,
+) -> None:
+    async def run() -> tuple[bool, bool]:
+        hub = Realtime(state, interval=3600)
+        hub.start()
+        client = hub.connect()
+        _subscribe(hub, client, "cards/*")
+        await asyncio.sleep(0.05)  # the task's first read is done: it naps for an hour
+        state.store.feed_record(APP, "cards", [Seen("create", "c1", "h1", _card("c1", "x"))])
+        await asyncio.sleep(0.2)
+        before = not client.queue.empty()
+        hub.wake()  # what a write through the runtime does once its change is recorded
+        for _ in range(100):
+            if not client.queue.empty():
+                break
+            await asyncio.sleep(0.01)
+        after = not client.queue.empty()
+        await hub.aclose()
+        return before, after
+
+    assert asyncio.run(run()) == (False, True)
