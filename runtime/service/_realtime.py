@@ -210,10 +210,19 @@ class Realtime:
     def deliver(self, changes: list[FeedChange]) -> None:
         """Offer each change to every client whose topics take it, never waiting on one."""
         clients = [c for c in self.clients.values() if c.topics and not c.dropped]
-        # a credential revoked since it subscribed ends the stream: checked once a batch
+        # a credential revoked since it subscribed ends the stream: checked once a batch,
+        # and once per credential and entity (a thousand clients may share one token)
+        allowed: dict[tuple[Any, str], bool] = {}
+
+        def may_read(client: Client, name: str) -> bool:
+            key = (tuple(sorted(client.credential.items())), name)
+            if key not in allowed:
+                allowed[key] = self._may_read(dict(client.credential), name)
+            return allowed[key]
+
         for client in clients:
             names = {t.entity.name for t in client.topics} & {c.entity for c in changes}
-            if any(not self._may_read(dict(client.credential), name) for name in names):
+            if any(not may_read(client, name) for name in names):
                 client.drop()
         for change in changes:
             takers = [c for c in clients if not c.dropped and _wants(c.topics, change)]
