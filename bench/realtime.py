@@ -472,8 +472,8 @@ def run(args: argparse.Namespace) -> int:
             f"messages/s {_ratio(ours_rate, bare_rate)}"
         )
         print(
-            f"  (the runtime's fan-out reads the store's new changes every "
-            f"{REALTIME_INTERVAL * 1000:.0f} ms: a write waits for the next read)"
+            "  (a write through the runtime wakes its process's fan-out at once; a change"
+            f" another process recorded waits up to {REALTIME_INTERVAL * 1000:.0f} ms)"
         )
         print("\nFan-out spread per write, first receipt to last:")
         print(_spread_line(RUNTIME, ours))
