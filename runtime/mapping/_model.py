@@ -296,6 +296,18 @@ class ResponseProjection:
 
 
 @dataclass(frozen=True, slots=True)
+class Schedule:
+    """When the runtime calls an operation itself: `when` is `every <n>m`, `every <n>h`,
+    `hourly` or `daily HH:MM`, read in `serve.timeZone`; `on_missed` says whether a
+    slot that passed while no runtime served is run once at start; `approved_by` is
+    the owner's approval a destructive operation needs to be scheduled at all."""
+
+    when: str
+    on_missed: Literal["run", "skip"] = "skip"
+    approved_by: Literal["owner"] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Operation:
     name: str
     module: str
@@ -310,6 +322,7 @@ class Operation:
     crud: CrudExecutor | None = None
     job: JobExecutor | None = None
     response: ResponseProjection | None = None
+    schedule: Schedule | None = None
     evidence: tuple[Evidence, ...] = ()
     confidence: str | None = None
 
@@ -460,6 +473,7 @@ class Serve:
     triggers: tuple[Trigger, ...] = ()
     feed: Feed | None = None
     hooks: AbcMapping[str, Hook] = field(default_factory=frozen_map)
+    time_zone: str = "UTC"  # IANA name; schedules are read in it
 
 
 @dataclass(frozen=True, slots=True)

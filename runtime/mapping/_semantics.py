@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ._codecs import CODEC_TYPES
 from ._errors import PathPart, Problem, allowed, did_you_mean
@@ -286,6 +287,7 @@ def _check_operation(
                         f"placeholder {{{name}}} names no param{did_you_mean(name, list(params))}",
                     )
                 )
+    problems.extend(_check_schedule(base, op))
     crud = op.get("crud")
     if crud is not None:
         if crud["entity"] not in doc_entities:
@@ -304,6 +306,41 @@ def _check_operation(
                 )
             )
     return problems
+
+
+def _check_schedule(base: tuple[PathPart, ...], op: dict[str, Any]) -> list[Problem]:
+    """A scheduled call is made by no one who could be asked: it sends no arguments, and
+    a destructive one runs only when the owner approved the schedule itself."""
+    schedule = op.get("schedule")
+    if schedule is None:
+        return []
+    path = (*base, "schedule")
+    problems: list[Problem] = []
+    if op.get("destructive") and schedule.get("approvedBy") != "owner":
+        problems.append(
+            Problem(path, "a destructive operation runs on a schedule only with approvedBy: owner")
+        )
+    required = [name for name, p in op["params"].items() if p.get("required")]
+    if required:
+        problems.append(
+            Problem(
+                path,
+                "a scheduled call sends no arguments, so it cannot fill required param(s) "
+                f"{allowed(required)}",
+            )
+        )
+    return problems
+
+
+def _check_time_zone(serve: dict[str, Any]) -> list[Problem]:
+    name = serve.get("timeZone")
+    if name is None or name == "UTC":  # the runtime needs no time zone database for UTC
+        return []
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return [Problem(("serve", "timeZone"), f"'{name}' is not an IANA time zone name")]
+    return []
 
 
 def _check_pagination(doc: dict[str, Any]) -> list[Problem]:
@@ -372,6 +409,7 @@ def check_semantics(doc: dict[str, Any]) -> list[Problem]:
         problems.extend(_check_feed(("serve", "feed"), feed, entities))
     for name, hook in (doc.get("serve") or {}).get("hooks", {}).items():
         problems.extend(_check_hook(("serve", "hooks", name), hook))
+    problems.extend(_check_time_zone(doc.get("serve") or {}))
     return problems
 
 

@@ -4,6 +4,7 @@ from . import _describe as describe
 from ._access import Caller as Caller
 from ._access import anonymous_caller as anonymous_caller
 from ._access import grant_caller as grant_caller
+from ._access import schedule_caller as schedule_caller
 from ._access import ui_caller as ui_caller
 from ._approval import approval_key as approval_key
 from ._body import Unrepresentable as Unrepresentable
@@ -72,6 +73,7 @@ __all__ = [
     "read_back",
     "record_receipt",
     "ref_ids",
+    "schedule_caller",
     "schema_version",
     "stable_json",
     "steers",

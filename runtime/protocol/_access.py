@@ -8,7 +8,7 @@ from typing import Literal
 
 from runtime.mapping import Mapping
 
-CallerKind = Literal["grant", "ui", "anonymous", "none"]
+CallerKind = Literal["grant", "ui", "anonymous", "none", "schedule"]
 
 
 def all_scopes(mapping: Mapping) -> tuple[str, ...]:
@@ -56,6 +56,12 @@ class Caller:
 
 def ui_caller(mapping: Mapping) -> Caller:
     return Caller("ui", "ui", None, "owner", frozenset(all_scopes(mapping)))
+
+
+def schedule_caller(mapping: Mapping) -> Caller:
+    """The runtime itself, calling a scheduled operation: audited as `schedule`, never as
+    an agent or the owner's UI."""
+    return Caller("schedule", "schedule", None, "schedule", frozenset(all_scopes(mapping)))
 
 
 def anonymous_caller(mapping: Mapping) -> Caller:

@@ -11,6 +11,8 @@ from ._chain import Done as Done
 from ._chain import Order as Order
 from ._chain import Write as Write
 from ._chain import run_write as run_write
+from ._clock import Clock as Clock
+from ._clock import SystemClock as SystemClock
 from ._context import context_doc as context_doc
 from ._context import set_context as set_context
 from ._describe import describe_entity as describe_entity
@@ -51,8 +53,11 @@ from ._reads import RECORD_PARAMS as RECORD_PARAMS
 from ._reads import Reads as Reads
 from ._reads import check_fields as check_fields
 from ._reads import refuse_stray_parts as refuse_stray_parts
+from ._realtime import Realtime as Realtime
 from ._receipts import HEADER as RECEIPT_HEADER
 from ._receipts import feed as receipts_feed
+from ._schedules import SCHEDULE_EVENT as SCHEDULE_EVENT
+from ._schedules import Schedules as Schedules
 from ._security import DEFAULT_HOW as DEFAULT_HOW
 from ._security import HOW_MAX as HOW_MAX
 from ._security import RateLimiter as RateLimiter
@@ -63,6 +68,10 @@ from ._security import how_text as how_text
 from ._security import presented_token as presented_token
 from ._security import rate_key as rate_key
 from ._security import token_key as token_key
+from ._slots import day_slots as day_slots
+from ._slots import latest_slot as latest_slot
+from ._slots import next_slot as next_slot
+from ._slots import slot_name as slot_name
 from ._state import RuntimeState as RuntimeState
 from ._tasks import act_on_task as act_on_task
 from ._tasks import get_task as get_task
@@ -76,18 +85,18 @@ from ._writes import refuse_verb as refuse_verb
 from ._writes import update_record as update_record
 
 __all__ = [
-    "CHUNK", "DEFAULT_HOW", "HOW_MAX", "RECEIPT_HEADER", "RECORD_PARAMS", "ChangeFeed",
-    "Describer", "Done", "GateRefused", "JobRunner", "Order", "Raised", "RateLimiter", "Reads",
-    "RuntimeState",
-    "Security", "ServeOptions", "Triggers", "Write", "act_on_task", "allowed_hosts", "authorise",
+    "CHUNK", "DEFAULT_HOW", "HOW_MAX", "RECEIPT_HEADER", "RECORD_PARAMS", "SCHEDULE_EVENT",
+    "ChangeFeed", "Clock", "Describer", "Done", "GateRefused", "JobRunner", "Order", "Raised",
+    "RateLimiter", "Reads", "Realtime", "RuntimeState", "Schedules", "Security", "ServeOptions",
+    "SystemClock", "Triggers", "Write", "act_on_task", "allowed_hosts", "authorise",
     "authorise_read", "build_state", "call_http", "carried_entities", "check_fields",
-    "context_doc", "create_record",
-    "default_dedup_key", "delete_record", "describe_entity", "describe_module", "describe_record",
-    "describe_relation", "describe_root", "entity_named", "events_feed", "execute",
-    "feed_diff", "feed_event_of", "feed_record_hash", "feed_skips", "gate",
-    "get_task", "host_allowed", "how_text", "identity", "job_doc", "list_tasks", "no_task_id",
+    "context_doc", "create_record", "day_slots", "default_dedup_key", "delete_record",
+    "describe_entity", "describe_module", "describe_record", "describe_relation", "describe_root",
+    "entity_named", "events_feed", "execute", "feed_diff", "feed_event_of", "feed_record_hash",
+    "feed_skips", "gate", "get_task", "host_allowed", "how_text", "identity", "job_doc",
+    "latest_slot", "list_tasks", "next_slot", "no_task_id",
     "operation_named", "operations_listing", "poll_job", "presented_token", "rate_key",
     "receipts_feed", "receive_hook", "records_by_id", "refuse_depth", "refuse_stray_parts",
-    "refuse_verb", "run_operation", "run_write", "set_context", "token_key", "trigger",
+    "refuse_verb", "run_operation", "run_write", "set_context", "slot_name", "token_key", "trigger",
     "trigger_problems", "update_record", "whoami"
 ]  # fmt: skip

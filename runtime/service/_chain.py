@@ -51,6 +51,7 @@ class Write:
     record_id: str | None = None  # the path's id, audited with a refusal
     audit_unauthorised: bool = True  # records audit a refused authorisation; operations do not
     unaudited: frozenset[str] = frozenset()  # codes that are no attempt (§20)
+    caller: Caller | None = None  # the runtime's own call (a schedule): no credential to check
     feed: tuple[str, FeedAction] | None = None  # a record write: (entity, action) for the feed
 
 
@@ -66,6 +67,8 @@ def asserted_agent(headers: dict[str, str]) -> str | None:
 
 
 def authorise_write(state: RuntimeState, headers: dict[str, str], write: Write) -> Caller:
+    if write.caller is not None:
+        return write.caller
     try:
         return state.security.authorize(headers, write.scope, write=write.write)
     except ProtocolError as exc:
@@ -139,6 +142,7 @@ async def run_write(
             entity, action = write.feed
             record = None if action == "delete" else done.result
             state.feed.written(entity, action, done.record_id, record)
+            state.realtime.wake()
         # the data moved: a declared trigger may match (or match anew) now
         state.triggers.after_write()
     return done, kept.text

@@ -1,8 +1,25 @@
-"""Server time as the protocol writes it."""
+"""Server time as the protocol writes it, and the clock background work waits on."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """What a schedule reads and waits on; tests pass one that moves at will."""
+
+    def now(self) -> datetime: ...
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
 
 
 def server_now() -> str:

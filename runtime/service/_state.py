@@ -13,11 +13,13 @@ from runtime.store import Store
 from runtime.upstream import UpstreamClient
 
 from ._calls import call_http
+from ._clock import Clock, SystemClock
 from ._describer import Describer
 from ._fanout import process_gate
 from ._feed import ChangeFeed
 from ._jobs import JobRunner
 from ._reads import Reads
+from ._realtime import Realtime
 from ._security import RateLimiter, Security
 from ._triggers import Triggers
 
@@ -32,6 +34,7 @@ class RuntimeState:
     withheld: Withheld = field(default_factory=Withheld)  # what a partial stamp refused
     audit_file: Path | None = None
     fanout: asyncio.Semaphore = field(default_factory=process_gate)
+    clock: Clock = field(default_factory=SystemClock)  # what schedules read and wait on
     security: Security = field(init=False)
     limiter: RateLimiter = field(init=False)
     schema_version: str = field(init=False)
@@ -40,6 +43,7 @@ class RuntimeState:
     jobs: JobRunner = field(init=False)
     triggers: Triggers = field(init=False)
     feed: ChangeFeed | None = field(init=False)  # with `serve.feed` only
+    realtime: Realtime = field(init=False)
 
     def __post_init__(self) -> None:
         app_id = self.mapping.app.id
@@ -57,15 +61,19 @@ class RuntimeState:
         )
         feed = self.mapping.serve.feed
         self.feed = None if feed is None else ChangeFeed(self, feed)
+        self.realtime = Realtime(self)
 
     def start_feed(self) -> None:
-        """Poll in the background from now on (after the first trigger pass)."""
+        """Poll in the background from now on (after the first trigger pass), and fan the
+        feed's changes out to realtime subscribers."""
         if self.feed is not None:
             self.feed.start()
+        self.realtime.start()
 
     async def aclose(self) -> None:
-        """Stop the feed, the jobs and trigger passes this process runs, then the upstream's
-        connections."""
+        """Stop the realtime fan-out (ending every stream), the feed, the jobs and trigger
+        passes this process runs, then the upstream's connections."""
+        await self.realtime.aclose()
         if self.feed is not None:
             await self.feed.aclose()
         await self.jobs.aclose()

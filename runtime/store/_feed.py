@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Text, cast, delete, insert, literal, or_, select, update
+from sqlalchemy import Text, cast, delete, func, insert, literal, or_, select, update
 from sqlalchemy.engine import Connection
 
 from ._base import StoreBase
@@ -108,6 +108,30 @@ class FeedMixin(StoreBase):
         )
         with self._read() as conn:
             return [FeedChange(**row._mapping) for row in conn.execute(query)]
+
+    def feed_head(self, app_id: str) -> int:
+        """The newest change's seq (0 before any): where a reader of new changes only starts."""
+        query = select(func.max(feed_changes.c.seq)).where(feed_changes.c.app_id == app_id)
+        with self._read() as conn:
+            return int(conn.execute(query).scalar() or 0)
+
+    def feed_last_record(self, app_id: str, entity: str, record_id: str, before: int) -> Any:
+        """The record as the feed last recorded it before change `before`, or None: what a
+        delete took away, when the feed saw the record created or changed."""
+        query = (
+            select(feed_changes.c.record)
+            .where(
+                feed_changes.c.app_id == app_id,
+                feed_changes.c.entity == entity,
+                feed_changes.c.record_id == record_id,
+                feed_changes.c.seq < before,
+                feed_changes.c.action != "delete",
+            )
+            .order_by(feed_changes.c.seq.desc())
+            .limit(1)
+        )
+        with self._read() as conn:
+            return conn.execute(query).scalar()
 
     def feed_unraised(self, app_id: str, key_prefix: str, limit: int = 500) -> list[FeedChange]:
         """Changes whose event (dedup key `key_prefix` + seq) is not stored: a process that

@@ -18,6 +18,7 @@ from runtime.service import RuntimeState
 from . import _a2app as a2app
 from . import _ops as ops
 from . import _plane as plane
+from . import _realtime as realtime
 from . import _records as records
 from ._adapter import Handler, Lookup, endpoint
 from ._http import error_reply, log
@@ -84,6 +85,8 @@ def _routes(app: FastAPI) -> None:
     add("/api/_a2app/tasks/{id}/{action}", plane.task_action, ALL_METHODS, rate="data", body=True)
     # Webhooks: the raw body is read (and capped) first, since the signature covers it.
     add("/api/_a2app/hooks/{name}", plane.hook, ALL_METHODS, rate="data", audited=True, body=True)
+    # PocketBase's realtime over the change feed; the body is read for the subscriptions.
+    add("/api/realtime", realtime.realtime, ALL_METHODS, rate="data", body=True)
     add(DESCRIBE, a2app.describe_root, ALL_METHODS)
     add(DESCRIBE + "/{module}", a2app.describe_module, ALL_METHODS)
     add(DESCRIBE + "/{module}/{entity}", a2app.describe_entity, ALL_METHODS)
@@ -126,9 +129,12 @@ def create_app(state: RuntimeState) -> FastAPI:
         # before serving: an agent's first poll already sees what the data holds
         await state.triggers.at_start()
         state.start_feed()
+        schedules = service.Schedules(state)
+        schedules.start()
         try:
             yield
         finally:
+            await schedules.aclose()
             await state.aclose()
 
     app = FastAPI(

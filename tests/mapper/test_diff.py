@@ -134,6 +134,14 @@ SCENARIOS: list[tuple[str, Edit, list[str], bool]] = [
         False,
     ),
     (
+        "a schedule",
+        lambda d: next(o for o in d["operations"] if o["name"] == "count-finished").update(
+            schedule={"when": "every 15m", "onMissed": "run"}
+        ),
+        ["~ operations.count-finished: schedule (none) -> {when: every 15m, onMissed: run}"],
+        False,
+    ),
+    (
         "unmapped",
         lambda d: d["unmapped"].append({"path": "/x", "reason": "non-json: text"}),
         ["+ unmapped /x: non-json: text"],

@@ -45,6 +45,18 @@ def _set(path: str, value: Any) -> Edit:
     return edit
 
 
+def _schedules(doc: dict[str, Any]) -> None:
+    sweep = {"when": "daily 09:30", "onMissed": "run", "approvedBy": "owner"}
+    doc["operations"] += [
+        {"name": "sweep", "module": "board", "destructive": True, "params": {},
+         "request": {"method": "POST", "path": "/sweep/", "send": "none"}, "schedule": sweep},
+        {"name": "tally", "module": "board", "destructive": False, "readOnly": True,
+         "params": {}, "crud": {"action": "count", "entity": "cards"},
+         "schedule": {"when": "every 15m"}},
+    ]  # fmt: skip
+    doc.setdefault("serve", {})["timeZone"] = "Europe/Berlin"
+
+
 # Every corner of the format the checked-in files do not reach.
 VARIANTS: list[tuple[str, Edit]] = [
     ("bearer", _set("upstream.auth", {"type": "bearer", "token": "${DEMO_TOKEN}"})),
@@ -359,6 +371,7 @@ VARIANTS: list[tuple[str, Edit]] = [
             ]
         ),
     ),
+    ("schedules in a time zone", _schedules),
 ]
 
 
@@ -405,7 +418,7 @@ def test_every_corner_of_the_format_round_trips(name: str, edit: Edit) -> None:
 
 def test_the_model_is_typed() -> None:
     doc = copy.deepcopy(BASE)
-    VARIANTS[-3][1](doc)
+    dict(VARIANTS)["applies when"](doc)
     mapping = load_document(doc, resolve_env=False)
     assert mapping.entities["cards"].fields["due"].type is FieldType.STRING
     assert mapping.upstream.pagination.style == "page"
