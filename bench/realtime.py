@@ -63,7 +63,7 @@ from typing import IO, Any
 import yaml
 
 from bench.read_overhead import REPO, Process, _running, _serve_child, _variant
-from runtime.service._realtime import INTERVAL as REALTIME_INTERVAL
+from runtime.service import REALTIME_INTERVAL
 
 RUNTIME = "runtime (a2map serve)"
 BARE = "bare Starlette SSE"

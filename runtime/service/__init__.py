@@ -53,6 +53,7 @@ from ._reads import RECORD_PARAMS as RECORD_PARAMS
 from ._reads import Reads as Reads
 from ._reads import check_fields as check_fields
 from ._reads import refuse_stray_parts as refuse_stray_parts
+from ._realtime import INTERVAL as REALTIME_INTERVAL
 from ._realtime import Realtime as Realtime
 from ._receipts import HEADER as RECEIPT_HEADER
 from ._receipts import feed as receipts_feed
@@ -85,7 +86,8 @@ from ._writes import refuse_verb as refuse_verb
 from ._writes import update_record as update_record
 
 __all__ = [
-    "CHUNK", "DEFAULT_HOW", "HOW_MAX", "RECEIPT_HEADER", "RECORD_PARAMS", "SCHEDULE_EVENT",
+    "CHUNK", "DEFAULT_HOW", "HOW_MAX", "REALTIME_INTERVAL", "RECEIPT_HEADER", "RECORD_PARAMS",
+    "SCHEDULE_EVENT",
     "ChangeFeed", "Clock", "Describer", "Done", "GateRefused", "JobRunner", "Order", "Raised",
     "RateLimiter", "Reads", "Realtime", "RuntimeState", "Schedules", "Security", "ServeOptions",
     "SystemClock", "Triggers", "Write", "act_on_task", "allowed_hosts", "authorise",
