@@ -23,6 +23,8 @@ from ._events import Plane, default_dedup_key, trigger
 
 log = logging.getLogger("a2app.runtime")
 PER_PAGE = 1000
+# Seconds between two passes with nothing to prompt them (time moves a filter on @now).
+RECHECK_SECONDS = 60.0
 
 
 class Lister(Protocol):
@@ -63,6 +65,7 @@ class Triggers:
         self.plane, self.reads = plane, reads
         self._again = False
         self._running: asyncio.Task[None] | None = None
+        self._ticking: asyncio.Task[None] | None = None
 
     @property
     def declared(self) -> tuple[Trigger, ...]:
@@ -107,7 +110,19 @@ class Triggers:
             return
         log.info("triggers raised %d new occurrences at start", count)
 
+    def every(self, seconds: float = RECHECK_SECONDS) -> None:
+        """Look again every `seconds` while serving: a filter on time (`due <= @todayEnd`)
+        starts matching as the clock turns, with no write or change to prompt a pass."""
+        if self.declared and self._ticking is None:
+            self._ticking = asyncio.create_task(self._tick(seconds))
+
+    async def _tick(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            self.after_write()
+
     def after_write(self) -> None:
+        """One more pass, folded into the one under way if there is one."""
         if not self.declared:
             return
         self._again = True
@@ -130,6 +145,10 @@ class Triggers:
                 log.exception("triggers failed after a write")
 
     async def aclose(self) -> None:
+        if self._ticking is not None:
+            self._ticking.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._ticking
         if self._running is not None:
             self._running.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -128,6 +128,7 @@ def create_app(state: RuntimeState) -> FastAPI:
         state.jobs.sweep()
         # before serving: an agent's first poll already sees what the data holds
         await state.triggers.at_start()
+        state.triggers.every()
         state.start_feed()
         schedules = service.Schedules(state)
         schedules.start()

@@ -174,3 +174,24 @@ def test_a_filter_the_entity_cannot_answer_is_a_problem(filter_text: str, messag
     assert problem.path == ("serve", "triggers", 0, "filter")
     assert message in problem.message
     assert trigger_problems(_mapping()) == []
+
+
+def test_a_pass_runs_every_interval_with_nothing_to_prompt_it(plane: Plane) -> None:
+    """A record that comes to match as time passes (here: it is changed where no write
+    through the runtime and no feed sees it) is raised by the next timed pass."""
+
+    async def run() -> tuple[int, int]:
+        triggers = plane.triggers()
+        await triggers.evaluate()
+        before = len(plane.store.events_since("conformance_kanban"))
+        plane.upstream.records[2]["due"] = _day(0)  # c_next is due today now
+        triggers.every(0.05)
+        for _ in range(100):
+            await asyncio.sleep(0.02)
+            if len(plane.store.events_since("conformance_kanban")) > before:
+                break
+        await triggers.aclose()
+        return before, len(plane.store.events_since("conformance_kanban"))
+
+    before, after = asyncio.run(run())
+    assert (before, after) == (3, 4)
