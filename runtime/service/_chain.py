@@ -142,7 +142,6 @@ async def run_write(
             entity, action = write.feed
             record = None if action == "delete" else done.result
             state.feed.written(entity, action, done.record_id, record)
-            state.realtime.wake()
         # the data moved: a declared trigger may match (or match anew) now
         state.triggers.after_write()
     return done, kept.text

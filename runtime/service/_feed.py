@@ -79,8 +79,11 @@ class ChangeFeed:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         interval: float | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        recorded: Callable[[], None] = lambda: None,
     ) -> None:
         self.host, self.feed = host, feed
+        # told whenever this process records a change (a poll's or a write's)
+        self.recorded = recorded
         self.interval = feed.interval if interval is None else interval
         self.holder = "feed_" + secrets.token_hex(8)
         self.counter = CountingTransport(transport or httpx.AsyncHTTPTransport())
@@ -200,6 +203,8 @@ class ChangeFeed:
             return []
         changes = self.host.store.feed_record(self.app_id, entity.name, seen)
         self._raise(entity, changes)
+        if changes:
+            self.recorded()
         return changes
 
     def _raise(self, entity: Entity, changes: list[FeedChange]) -> None:

@@ -59,16 +59,18 @@ class RuntimeState:
         self.jobs = JobRunner(
             self.store, app_id, partial(call_http, self), self.triggers.after_write
         )
-        feed = self.mapping.serve.feed
-        self.feed = None if feed is None else ChangeFeed(self, feed)
         self.realtime = Realtime(self)
+        feed = self.mapping.serve.feed
+        # a change this process records reaches its own subscribers at once
+        self.feed = None if feed is None else ChangeFeed(self, feed, recorded=self.realtime.wake)
 
     def start_feed(self) -> None:
         """Poll in the background from now on (after the first trigger pass), and fan the
-        feed's changes out to realtime subscribers."""
+        feed's changes out to realtime subscribers; without a feed no change is recorded,
+        so there is nothing to fan out (every topic is refused as unwatched)."""
         if self.feed is not None:
             self.feed.start()
-        self.realtime.start()
+            self.realtime.start()
 
     async def aclose(self) -> None:
         """Stop the realtime fan-out (ending every stream), the feed, the jobs and trigger
