@@ -47,7 +47,6 @@ import os
 import random
 import re
 import secrets
-import signal
 import sqlite3
 import statistics
 import subprocess
@@ -62,7 +61,7 @@ from urllib.parse import urlencode
 
 import yaml
 
-from bench.read_overhead import REPO, Client, Process, _running, _verdict
+from bench.read_overhead import REPO, Client, Process, _running, _verdict, grant, unwinding
 from samples.pocketbase_kanban import schema as pb_schema
 from samples.pocketbase_kanban import server as pocketbase
 from samples.stacks_common.launch import Launch, free_port, spawn, stop, wait_ready
@@ -219,17 +218,6 @@ def _env_names(mapping: Path) -> tuple[str, str]:
     if url is None or token is None:
         raise RuntimeError(f"unexpected upstream in the probed mapping: {upstream}")
     return url.group(1), token.group(1)
-
-
-def _grant(store_url: str) -> str:
-    from runtime.store import Store
-
-    token = secrets.token_hex(24)
-    with Store.open(store_url) as store:
-        store.create_grant(
-            id=GRANT_ID, agent_name="feed benchmark", scopes=["*"], token=token, app_id=None
-        )
-    return token
 
 
 def _baselined(store_url: str, names: Sequence[str], timeout: float) -> float | None:
@@ -429,7 +417,7 @@ def _one(root: Path, size: int, plan: Plan, log: IO[bytes]) -> bool:
         )
         figures.bare = min(_bare_walk(upstream, names) for _ in range(BARE_WALKS))
         store = f"sqlite:///{root}/store-{size}.sqlite3"
-        token = _grant(store)
+        token = grant(store, GRANT_ID, "feed benchmark")
         url_var, token_var = _env_names(mapping)
         env = {**os.environ, url_var: upstream.url, token_var: upstream.token}
         command = [
@@ -615,11 +603,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         args.collections, args.records, args.updates = "1", 50, 10
         args.lag_samples, args.lag_window = 5, 4.0
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    try:
-        return run(args)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return unwinding(run, args)
 
 
 if __name__ == "__main__":

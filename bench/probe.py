@@ -59,6 +59,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.read_overhead import unwinding
+
 REPO = Path(__file__).resolve().parents[1]
 APP_ID = "stripe"
 TARGET_RATIO = 10.0  # the probe's wall time over json.load's, median of the runs
@@ -528,11 +530,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         args.runs = 1
     # A SIGTERM unwinds like Ctrl-C: the child being measured is killed, temp files go.
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    try:
-        return run(args)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return unwinding(run, args)
 
 
 if __name__ == "__main__":

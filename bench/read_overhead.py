@@ -62,7 +62,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -198,6 +198,30 @@ def _stop(popen: subprocess.Popen[bytes]) -> None:
         popen.wait(10)
     if popen.stdout is not None:
         popen.stdout.close()
+
+
+def grant(store_url: str, token_id: str, agent_name: str, scopes: Sequence[str] = ("*",)) -> str:
+    """A token in the runtime's store, made before the runtime opens it."""
+    import secrets
+
+    from runtime.store import Store
+
+    token = secrets.token_hex(24)
+    with Store.open(store_url) as store:
+        store.create_grant(
+            id=token_id, agent_name=agent_name, scopes=list(scopes), token=token, app_id=None
+        )
+    return token
+
+
+def unwinding(run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """`run(args)` with SIGTERM unwinding like Ctrl-C, so every server started is stopped
+    and everything made is cleaned up on the way out."""
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    try:
+        return run(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager
@@ -705,12 +729,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.serve_bare:
         _serve_child(_bare_app(json.loads(Path(args.serve_bare).read_text())))
         return 0
-    # A SIGTERM unwinds like Ctrl-C, so every server started is stopped.
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    try:
-        return run(args)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return unwinding(run, args)
 
 
 if __name__ == "__main__":

@@ -50,7 +50,6 @@ import math
 import os
 import random
 import secrets
-import signal
 import statistics
 import sys
 import tempfile
@@ -62,7 +61,7 @@ from typing import IO, Any
 
 import yaml
 
-from bench.read_overhead import REPO, Process, _running, _serve_child, _variant
+from bench.read_overhead import REPO, Process, _running, _serve_child, _variant, grant, unwinding
 from runtime.service import REALTIME_INTERVAL
 
 RUNTIME = "runtime (a2map serve)"
@@ -383,17 +382,6 @@ def _ratio(ours: float, theirs: float) -> str:
     return f"{ours / theirs:.3g}x"
 
 
-def _grant(store_url: str, token_id: str, scopes: list[str]) -> str:
-    from runtime.store import Store
-
-    token = secrets.token_hex(24)
-    with Store.open(store_url) as store:
-        store.create_grant(
-            id=token_id, agent_name="realtime benchmark", scopes=scopes, token=token, app_id=None
-        )
-    return token
-
-
 def _mapping(root: Path) -> Path:
     path = _variant(root)
     doc = yaml.safe_load(path.read_text())
@@ -426,8 +414,10 @@ def run(args: argparse.Namespace) -> int:
                 "KANBAN_TOKEN": str(django.info["token"]),
             }
             store_url = f"sqlite:///{root / 'store.sqlite3'}"
-            read_token = _grant(store_url, "bench-realtime-read", ["data:cards:read"])
-            write_token = _grant(store_url, "bench-realtime-write", ["*"])
+            read_token = grant(
+                store_url, "bench-realtime-read", "realtime benchmark", ["data:cards:read"]
+            )
+            write_token = grant(store_url, "bench-realtime-write", "realtime benchmark")
             runtime = start(
                 RUNTIME,
                 [
@@ -500,11 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         args.subscribers, args.writes = 20, 3
     # A SIGTERM unwinds like Ctrl-C, so every server is stopped.
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    try:
-        return run(args)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return unwinding(run, args)
 
 
 if __name__ == "__main__":

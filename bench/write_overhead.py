@@ -55,7 +55,6 @@ import contextlib
 import json
 import os
 import secrets
-import signal
 import statistics
 import subprocess
 import sys
@@ -79,6 +78,8 @@ from bench.read_overhead import (
     _serve_child,
     _variant,
     _verdict,
+    grant,
+    unwinding,
 )
 
 # Runtime p50 over a way's p50, the median of the runs' ratios judged.
@@ -486,18 +487,6 @@ def _cases(b: Bench) -> list[Case]:
 # ---------------------------------------------------------------- setup, checks, clean-up
 
 
-def _grant(store_url: str) -> str:
-    """A token of scope `*` in the runtime's store, made before the runtime opens it."""
-    from runtime.store import Store
-
-    token = secrets.token_hex(24)
-    with Store.open(store_url) as store:
-        store.create_grant(
-            id=GRANT_ID, agent_name="write benchmark", scopes=["*"], token=token, app_id=None
-        )
-    return token
-
-
 def _setup_cards(direct: WriteClient, tag: str, ways: Sequence[str]) -> dict[str, str]:
     """One card of the run per way: what its updates and finish-card calls act on."""
     cards = {}
@@ -621,7 +610,7 @@ def run(args: argparse.Namespace) -> int:
                 upstream_env,
             )  # fmt: skip
             store_url = f"sqlite:///{root / 'store.sqlite3'}"
-            token = _grant(store_url)
+            token = grant(store_url, GRANT_ID, "write benchmark")
             runtime = start(
                 RUNTIME,
                 [
@@ -728,11 +717,7 @@ def main(argv: list[str] | None = None) -> int:
         _serve_child(_passthrough_app(os.environ["KANBAN_URL"], os.environ["KANBAN_TOKEN"]))
         return 0
     # A SIGTERM unwinds like Ctrl-C, so every card is deleted and every server stopped.
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    try:
-        return run(args)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return unwinding(run, args)
 
 
 if __name__ == "__main__":
