@@ -5,7 +5,9 @@ out and the same default written are one meaning; the URL's own default
 (``${X_URL:-http://…}``, where the app ran when probed) is not meaning either.
 Evidence, confidence, notes and layout are not meaning; entities, fields, types,
 enum values, refs, filters, sort, operations, the upstream's behaviour and what is
-unmapped are. The last line says whether ``schemaVersion`` (what
+unmapped are, and so is how it is served (`serve`: who may call, from where, how
+often, what the app raises): a PR that widens `allowedOrigins` or drops a rate limit
+shows it. The last line says whether ``schemaVersion`` (what
 agents see in describe) moves. Exit 0 same meaning, 1 changed, 2 unusable input.
 """
 
@@ -132,6 +134,42 @@ def _operations(old: list[Any], new: list[Any]) -> list[str]:
     return lines
 
 
+def _flat(value: Any, where: str, out: dict[str, Any]) -> dict[str, Any]:
+    """Dotted paths to leaves; a list of named items (a trigger's `type`, a hook's `name`)
+    is keyed by that name, so reordering it is not a change and an edit names its item."""
+    if isinstance(value, Mapping) and value:
+        for key, item in value.items():
+            _flat(item, f"{where}.{key}", out)
+    elif isinstance(value, list) and value and _named(value):
+        for item in value:
+            _flat(item, f"{where}[{_item_name(item)}]", out)
+    else:
+        out[where] = value
+    return out
+
+
+def _named(items: list[Any]) -> bool:
+    names = [_item_name(item) for item in items]
+    return None not in names and len(set(names)) == len(names)
+
+
+def _item_name(item: Any) -> str | None:
+    if not isinstance(item, Mapping):
+        return None
+    name = item.get("name", item.get("type"))
+    return name if isinstance(name, str) else None
+
+
+def _serve(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    before = _flat(old.get("serve") or {}, "serve", {})
+    after = _flat(new.get("serve") or {}, "serve", {})
+    lines = [f"+ {k}: {_show(after[k])}" for k in after if k not in before]
+    lines += [f"- {k}" for k in before if k not in after]
+    lines += [f"~ {k}: {_show(before[k])} -> {_show(after[k])}"
+              for k in after if k in before and before[k] != after[k]]  # fmt: skip
+    return lines
+
+
 def _canonical(mapping: MappingModel | Mapping[str, Any]) -> dict[str, Any]:
     """The mapping as `dump` writes it: every default spelled one way, so an omitted
     default and a written one are the same meaning."""
@@ -170,6 +208,7 @@ def _diff(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         if name in before:
             lines += _entity(name, before[name], after[name])
     lines += _operations(list(old.get("operations") or []), list(new.get("operations") or []))
+    lines += _serve(old, new)
     gone = {(u.get("method"), u["path"]): u["reason"] for u in old.get("unmapped") or []}
     came = {(u.get("method"), u["path"]): u["reason"] for u in new.get("unmapped") or []}
     lines += [f"+ unmapped {m or ''} {p}: {r}".replace("  ", " ") for (m, p), r in came.items()

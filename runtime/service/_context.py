@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from runtime.protocol import ProtocolError, parse_body, ui_caller
+from runtime.protocol import ErrorCode, ProtocolError, Violation, parse_body, ui_caller
 from runtime.store import Context
 
 from ._state import RuntimeState
@@ -46,29 +46,51 @@ def set_context(
             "Only the app's UI or the owner's full-reach credential sets the context.",
             required="*",
         )
-    doc = parse_body(body) or {}
-    unknown = sorted(set(doc) - {"view", "selected"})
-    if unknown:
-        raise ProtocolError("usage", f"The context takes view and selected; got {unknown}.")
+    view, pairs = _parse(state, parse_body(body) or {})
+    state.store.set_context(state.mapping.app.id, Context(view, pairs))
+    return _doc(state)
+
+
+def _parse(state: RuntimeState, doc: Any) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """The context's `view` and `selected`, or every problem with them at once: a UI fixing
+    one item per round trip would be told one thing at a time. Undeclared entities alone
+    are `unknown_entity` (404); anything else wrong makes it `usage` (400)."""
+    problems: list[Violation] = []
+    if not isinstance(doc, dict):
+        raise ProtocolError("usage", "The context is an object {view, selected}.")
+    for name in sorted(set(doc) - {"view", "selected"}):
+        problems.append(Violation("usage", name, "only view and selected", doc[name]))
     view = doc.get("view")
     if view is not None and not isinstance(view, str):
-        raise ProtocolError("usage", "view is a name of the UI's screen, or null.")
+        problems.append(Violation("usage", "view", "a name of the UI's screen, or null", view))
     selected = doc.get("selected", [])
     if not isinstance(selected, list) or len(selected) > MAX_SELECTED:
-        raise ProtocolError(
-            "usage", f"selected is a list of at most {MAX_SELECTED} {{entity, id}} items."
-        )
+        expected = f"a list of at most {MAX_SELECTED} {{entity, id}} items"
+        got = selected if not isinstance(selected, list) else len(selected)
+        problems.append(Violation("usage", "selected", expected, got))
+        selected = []
     pairs = []
-    for item in selected:
+    for i, item in enumerate(selected):
         entity = item.get("entity") if isinstance(item, dict) else None
         record = item.get("id") if isinstance(item, dict) else None
         if not (isinstance(entity, str) and isinstance(record, str) and len(item) == 2):
-            raise ProtocolError("usage", "Each selected item is {entity, id}, both strings.")
-        if entity not in state.mapping.entities:
-            raise ProtocolError("unknown_entity", f"No entity {entity!r}.")
-        pairs.append((entity, record))
-    state.store.set_context(state.mapping.app.id, Context(view, tuple(pairs)))
-    return _doc(state)
+            expected = "{entity, id}, both strings"
+            problems.append(Violation("usage", f"selected.{i}", expected, item))
+        elif entity not in state.mapping.entities:
+            expected = "a declared entity"
+            problems.append(Violation("unknown_entity", f"selected.{i}.entity", expected, entity))
+        else:
+            pairs.append((entity, record))
+    if problems:
+        code: ErrorCode = (
+            "unknown_entity" if all(p.code == "unknown_entity" for p in problems) else "usage"
+        )
+        raise ProtocolError(
+            code,
+            f"The context is refused: {len(problems)} problem(s).",
+            violations=[p.as_dict() for p in problems],
+        )
+    return (view if isinstance(view, str) else None), tuple(pairs)
 
 
 def _full(state: RuntimeState, scopes: frozenset[str]) -> bool:

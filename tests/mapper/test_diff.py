@@ -142,6 +142,31 @@ SCENARIOS: list[tuple[str, Edit, list[str], bool]] = [
         False,
     ),
     (
+        "an origin allowed, a limit raised",
+        lambda d: d["serve"].update(
+            allowedOrigins=["https://ui.example"], rateLimits={"data": 600}
+        ),
+        [
+            "+ serve.allowedOrigins: [https://ui.example]",
+            "+ serve.rateLimits.data: 600",
+        ],
+        False,
+    ),
+    (
+        "a trigger added, the auth mode changed",
+        lambda d: d["serve"].update(
+            authMode="multi-user",
+            triggers=[{"type": "card.late", "entity": "cards", "filter": "done = false"}],
+        ),
+        [
+            "+ serve.authMode: multi-user",
+            "+ serve.triggers[card.late].type: card.late",
+            "+ serve.triggers[card.late].entity: cards",
+            "+ serve.triggers[card.late].filter: done = false",
+        ],
+        False,
+    ),
+    (
         "unmapped",
         lambda d: d["unmapped"].append({"path": "/x", "reason": "non-json: text"}),
         ["+ unmapped /x: non-json: text"],
@@ -181,3 +206,14 @@ def test_unusable_inputs_exit_2(tmp_path: Path) -> None:
     bad.write_text("format: 2\n")
     assert runner.invoke(app, ["diff", good, str(tmp_path / "missing.yaml")]).exit_code == 2
     assert runner.invoke(app, ["diff", good, str(bad)]).exit_code == 2
+
+
+def test_triggers_are_compared_by_type_not_by_place() -> None:
+    late = {"type": "card.late", "entity": "cards", "filter": "done = false"}
+    anyone = {"type": "card.any", "entity": "cards", "filter": "id != ''"}
+    old, new = copy.deepcopy(BASE), copy.deepcopy(BASE)
+    old["serve"]["triggers"] = [late, anyone]
+    new["serve"]["triggers"] = [anyone, {**late, "filter": "done = true"}]
+    assert diff_docs(old, new) == [
+        "~ serve.triggers[card.late].filter: done = false -> done = true"
+    ]

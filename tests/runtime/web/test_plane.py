@@ -340,3 +340,24 @@ def test_context_defaults_and_is_set_by_the_ui_or_the_owner(served: Served) -> N
     assert _refused(served.client.put(context, json={"x": 1}, headers=FULL)) == (400, "usage")
     assert _refused(served.client.delete(context, headers=FULL)) == (405, "usage")
     assert served.client.get(context).json()["view"] is None
+
+
+def test_a_context_put_reports_every_problem_at_once(served: Served) -> None:
+    context = "/api/_a2app/context"
+    bad = {
+        "view": 3,
+        "extra": True,
+        "selected": [{"entity": "nope", "id": "1"}, {"entity": "cards"}, "x"],
+    }
+    answer = served.client.put(context, json=bad, headers=FULL)
+    assert (answer.status_code, answer.json()["code"]) == (400, "usage")
+    found = [(v["code"], v["field"]) for v in answer.json()["violations"]]
+    assert found == [
+        ("usage", "extra"), ("usage", "view"), ("unknown_entity", "selected.0.entity"),
+        ("usage", "selected.1"), ("usage", "selected.2"),
+    ]  # fmt: skip
+    two = {"selected": [{"entity": "nope", "id": "1"}, {"entity": "gone", "id": "2"}]}
+    answer = served.client.put(context, json=two, headers=FULL)
+    assert (answer.status_code, answer.json()["code"]) == (404, "unknown_entity")
+    assert len(answer.json()["violations"]) == 2
+    assert served.client.get(context).json()["view"] is None  # nothing half-applied
