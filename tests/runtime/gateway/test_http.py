@@ -43,7 +43,9 @@ async def test_walk_write_and_confirm(kanban: KanbanServer, mode: str) -> None:
             assert not made.is_error, text(made)
             assert text(made).startswith("Created")
             board = str(body(made)["id"])
-            done = await client.call_tool("operation", {"name": DESTRUCTIVE, "args": {"board": board}})
+            done = await client.call_tool(
+                "operation", {"name": DESTRUCTIVE, "args": {"board": board}}
+            )
             assert not done.is_error, text(done)
             assert len(user.asked) == 1 and DESTRUCTIVE in user.asked[0]
             assert body(done)["ok"] is True
