@@ -100,6 +100,10 @@ def served(kanban: KanbanServer, tmp_path: Path) -> Iterator[Served]:
         proxy.shutdown()
 
 
+def _new_board(name: str) -> dict[str, Any]:
+    return {"entity": "boards", "action": "create", "data": {"name": name}}
+
+
 def _size(value: Any) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
@@ -178,9 +182,10 @@ async def test_walk_writes_confirmations_and_tasks(served: Served) -> None:
 
 async def test_declined_confirmation_does_not_run(served: Served) -> None:
     user = User(confirm=False)
-    async with _client(served, mode="legacy", elicitation_callback=user) as client:
-        made = body(await client.call_tool(
-            "records", {"entity": "boards", "action": "create", "data": {"name": "Keep"}}))  # fmt: skip
+    # the handshake era: the question is a mid-call elicitation/create
+    legacy = _client(served, mode="legacy", elicitation_callback=user)
+    async with legacy as client:
+        made = body(await client.call_tool("records", _new_board("Keep")))
         board = str(made["id"])
         refused = await client.call_tool(
             "operation", {"name": DESTRUCTIVE, "args": {"board": board}}
@@ -195,10 +200,8 @@ async def test_declined_confirmation_does_not_run(served: Served) -> None:
 
 async def test_client_without_elicitation_is_refused(served: Served) -> None:
     async with _client(served) as client:
-        made = body(await client.call_tool(
-            "records", {"entity": "boards", "action": "create", "data": {"name": "Plain"}}))  # fmt: skip
+        made = body(await client.call_tool("records", _new_board("Plain")))
         board = str(made["id"])
-        # the model's own arguments cannot confirm: an approval key in args is just an argument
         refused = await client.call_tool(
             "operation", {"name": DESTRUCTIVE, "args": {"board": board}}
         )
