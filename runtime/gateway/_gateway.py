@@ -157,8 +157,8 @@ class Gateway:
         args = call.object("args") or {}
         message = confirm.question(request.app, name, args)
         if confirm.uses_input_required(ctx):
-            state = self._seal.of(request.app, name, args)
-            if not self._seal.matches(params.request_state, request.app, name, args):
+            state = self._seal.of(token, request.app, name, args)
+            if not self._seal.matches(params.request_state, token, request.app, name, args):
                 return confirm.ask(message, state)
             answer: object = (params.input_responses or {}).get(confirm.QUESTION)
         else:

@@ -54,3 +54,7 @@ async def test_bearer_is_required_and_known(kanban: KanbanServer) -> None:
             assert answer.status_code == 401
             assert answer.headers["www-authenticate"].startswith("Bearer")
             assert answer.json()["code"] == "agent_token_required"
+        # a foreign browser origin is refused even with a good token
+        headers = {"Authorization": f"Bearer {CLIENT_TOKEN}", "Origin": "http://evil.example"}
+        answer = httpx.post(f"{rt.url}/mcp", json=listing, headers=headers)
+        assert answer.status_code == 403 and answer.json()["code"] == "forbidden_origin"
