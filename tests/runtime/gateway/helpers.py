@@ -103,6 +103,14 @@ async def walk(connect: Connect, seen: list[str]) -> dict[str, int]:
         entity = body(await s.call("describe", {"path": "board/cards", "app": APP}))
         sizes["describe board/cards"] = len(seen[-1])
         assert entity["level"] == "entity" and "title" in entity["fields"]
+        cards = body(await s.call("records", {"entity": "cards", "action": "list"}))
+        card = cards["items"][0]["id"]
+        record = body(await s.call("describe", {"path": f"board/cards/{card}"}))
+        sizes["describe board/cards/{id}"] = len(seen[-1])
+        assert record["level"] == "record" and record["id"] == str(card)
+        found = body(await s.call("describe", {"find": "card"}))
+        sizes["describe ?find=card"] = len(seen[-1])
+        assert found["level"] == "find" and found["matches"]
         # a refused write names every violation at once
         bad = await s.call("records", {"entity": "cards", "action": "create",
                                        "data": {"priority": "soon", "nope": 1}})  # fmt: skip
@@ -171,6 +179,7 @@ async def owner_approves(connect: Connect, store_url: str, seen: list[str]) -> N
         board = await s.new_board("Owned")
         pending = await s.archive(board)
         assert pending.is_error and body(pending)["code"] == "approval_pending"
+        assert "same call again" in body(pending)["message"]
         assert not await s.archived(board)
         store = Store.open(store_url)
         try:
