@@ -435,6 +435,10 @@ class Feed:
     entities: tuple[str, ...]
     interval: int = 60
     budget: int = 60
+    # entity -> the datetime field `a2map verify` proved moves forward on every update
+    # and sorts an updated record first (`Stamp.apply`); never read from the file. Only
+    # these entities are walked newest first.
+    modified: AbcMapping[str, str] = field(default_factory=frozen_map)
 
 
 @dataclass(frozen=True, slots=True)

@@ -189,11 +189,12 @@ class ChangeFeed:
         return kept
 
     def _start_walk(self, entity: Entity, baselined: bool) -> Walk:
-        """Newest first where the mapping allows it, except for the baseline, which needs
-        every record, and every `FULL_EVERY`th poll, which looks for deletes."""
+        """Newest first where the stamp proved a modified field (served unverified, never),
+        except for the baseline, which needs every record, and every `FULL_EVERY`th poll,
+        which looks for deletes."""
         count = self._polls.get(entity.name, 0) + 1
         self._polls[entity.name] = count
-        newest_first = modified_field(entity)
+        newest_first = modified_field(entity, self.feed)
         if newest_first is None or not baselined or count % FULL_EVERY == 0:
             return Walk()
         return Walk(sort="-" + newest_first)

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from runtime.mapping import Mapping as MappingModel
-from runtime.mapping import load_document
+from runtime.mapping import Stamp, load_document
 from runtime.service import ChangeFeed, Triggers
 from runtime.store import Seen, Store
 from tests.fixtures.databases import DATABASES, database
@@ -288,8 +288,9 @@ async def test_a_write_through_the_runtime_enters_the_feed_once(store: Store) ->
         await feed.aclose()
 
 
-@_sync
-async def test_a_proven_modified_field_is_read_newest_first(store: Store) -> None:
+def _with_updated(proven: str | None) -> MappingModel:
+    """Cards with an `updated` datetime the upstream sorts by; `proven`: the field a stamp
+    proved moves on every update (as `Stamp.apply` sets it), None when none was."""
     doc_mapping = _mapping({"entities": ["cards"]})
     cards = doc_mapping.entities["cards"]
     updated = dataclasses.replace(cards.fields["created"], name="updated", source=("updated",))
@@ -302,6 +303,35 @@ async def test_a_proven_modified_field_is_read_newest_first(store: Store) -> Non
     mapping = dataclasses.replace(
         doc_mapping, entities=dict({**doc_mapping.entities, "cards": cards})
     )
+    stamp = Stamp("sha256:" + "0" * 64, "kanban-drf", "http://kanban.test", "2030-01-01T00:00:00Z",
+                  "1", proven_feed={"cards": proven} if proven else {})  # fmt: skip
+    return stamp.apply(mapping)
+
+
+@pytest.mark.parametrize(
+    "proven", [None, "title"], ids=["no stamp proof", "a proof of no datetime field"]
+)
+@_sync
+async def test_a_field_named_updated_proves_nothing(store: Store, proven: str | None) -> None:
+    """Without the stamp's word that `updated` moves, every poll is a complete walk: an
+    app that sets it on create only would hide every update from a newest-first walk."""
+    django = Django()
+    django.add(*(_card(n, updated="2030-01-01T00:00:00Z") for n in range(1, 4)))
+    feed = _feed(Host(_with_updated(proven), store), django)
+    try:
+        await feed.poll()
+        django.add(_card(1, title="Changed", updated="2030-01-01T00:00:00Z"))
+        changes = await feed.poll()
+        assert [(c.action, c.record_id) for c in changes] == [("update", "card_001")]
+        assert django.orderings == ["", ""]
+    finally:
+        await feed.aclose()
+
+
+@_sync
+async def test_a_proven_modified_field_is_read_newest_first(store: Store) -> None:
+    mapping = _with_updated("updated")
+    assert mapping.serve.feed is not None and mapping.serve.feed.modified == {"cards": "updated"}
     django = Django()
     django.add(*(_card(n, updated=f"2030-01-01T00:00:{n:02}Z") for n in range(1, 6)))
     feed = _feed(Host(mapping, store), django)
