@@ -10,6 +10,7 @@ is wrong and what to change; `VerifyError` is the separate family for a mapping
 file or a tool that cannot do its job.
 """
 
+from ._checks_feed import candidates as feed_candidates
 from ._command import verify_command as verify_command
 from ._context import Ctx as Ctx
 from ._context import VerifyOptions as VerifyOptions
@@ -33,5 +34,6 @@ from ._runner import run_verification as run_verification
 __all__ = [
     "CHECKS", "RUN_MARK", "CheckResult", "Correction", "Ctx", "MappingAtFault", "NotProven",
     "Report", "Subject", "UpstreamAtFault", "VerificationFailure", "VerifyError", "VerifyOptions",
-    "corrected_text", "junit_xml", "plan", "render", "run_verification", "verify_command",
+    "corrected_text", "feed_candidates", "junit_xml", "plan", "render", "run_verification",
+    "verify_command",
 ]  # fmt: skip
