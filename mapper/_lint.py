@@ -75,6 +75,11 @@ def _feed_proofs(mapping: Mapping, feed: Feed) -> list[str]:
             f"record of its own, that one of {', '.join(found)} moves forward on every update "
             "and sorts that record first; else complete walks (and served unverified, always)"
         )
+    if feed.entities:
+        lines.append(
+            "feed: a complete walk is skipped while the listing answers 304 to its ETag, "
+            "only where `a2map verify` proved the ETag follows every change"
+        )
     return lines
 
 

@@ -10,7 +10,6 @@ is wrong and what to change; `VerifyError` is the separate family for a mapping
 file or a tool that cannot do its job.
 """
 
-from ._checks_feed import candidates as feed_candidates
 from ._command import verify_command as verify_command
 from ._context import Ctx as Ctx
 from ._context import VerifyOptions as VerifyOptions
@@ -21,6 +20,7 @@ from ._failures import NotProven as NotProven
 from ._failures import UpstreamAtFault as UpstreamAtFault
 from ._failures import VerificationFailure as VerificationFailure
 from ._failures import VerifyError as VerifyError
+from ._feed_fields import candidates as feed_candidates
 from ._junit import junit_xml as junit_xml
 from ._ledger import RUN_MARK as RUN_MARK
 from ._registry import CHECKS as CHECKS

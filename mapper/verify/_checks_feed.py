@@ -20,29 +20,21 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-from runtime.mapping import Entity, FieldType, Mapping
+from runtime.mapping import Entity, Mapping
 from runtime.protocol import ProtocolError, instant
 from runtime.upstream import sort_params
 
 from ._context import Ctx
 from ._failures import Correction, Learned, NotAClaim, NotProven, SortMisordered
+from ._feed_fields import candidates
 from ._marker import tag_field
 from ._registry import CHECKS, Subject
 from ._wire import evidence
 from ._writing import own_stored, rejected, sure
 
-# Names that rank first among the candidates; the proof, not the name, decides.
-MODIFIED_NAMES = ("updated", "modified", "updated_at", "updatedAt", "modified_at", "modifiedAt")
 # Seconds between the record left alone and the update: an upstream that keeps whole
 # seconds still stamps the update later than that record's creation.
 SETTLE_SECONDS = 1.1
-
-
-def candidates(entity: Entity) -> list[str]:
-    """The datetime fields the upstream sorts by, the usual modified names first."""
-    sortable = entity.sort.fields if entity.sort is not None else ()
-    found = [n for n in sortable if (f := entity.fields.get(n)) and f.type == FieldType.DATETIME]
-    return sorted(found, key=lambda n: MODIFIED_NAMES.index(n) if n in MODIFIED_NAMES else 99)
 
 
 def _fed(mapping: Mapping) -> Iterator[Entity]:
@@ -194,7 +186,9 @@ async def feed_etag_follows(ctx: Ctx, subject: Subject) -> str | None:
             "covers a first page without that record); the feed cannot rely on it",
             (),
         )
+    ctx.proven_etags.append(entity.name)
+    whole = "the whole listing" if tag.whole else "a first page, not the whole listing"
     return (
         f"If-None-Match {tag.etag}: 304 while unchanged; 200 with ETag {moved.etag} after "
-        f"{record['id']!r} was updated"
+        f"{record['id']!r} was updated (the tagged answer is {whole})"
     )

@@ -8,7 +8,8 @@ A stamp is bound to the mapping's content hash, which is computed before
 mapping makes it stale. It also records which pushed-down filters and sorts the
 verifier proved; the runtime lets the upstream page and count only for those.
 And per feed entity, the field proven to move on every update (`feedModified`):
-the change feed reads newest first only by that field.
+the change feed reads newest first only by that field; and whether the listing's
+ETag was proven to follow every change (`feedEtag`).
 
 A run that refused some claims writes a *partial* stamp: the refused claims,
 each with its scope (`_withheld.py`), and the proof of the rest. A partial stamp
@@ -98,6 +99,7 @@ _SCHEMA = {
                     },
                     "sort": {"type": "array", "items": {"type": "string"}},
                     "feedModified": {"type": "string"},
+                    "feedEtag": {"type": "boolean"},
                 },
             },
         },
@@ -138,6 +140,8 @@ class Stamp:
     # entity -> the datetime field proven to move forward on every update and to list
     # an updated record first when sorted newest first (the change feed's cheap walk)
     proven_feed: AbcMapping[str, str] = field(default_factory=frozen_map)
+    # entities whose listing's ETag answers 304 until a record changes, then another tag
+    proven_etags: tuple[str, ...] = ()
     verifier_name: str = "a2map verify"
     # the claims a partial run refused; empty for a whole proof
     refused: tuple[Refusal, ...] = ()
@@ -187,7 +191,8 @@ class Stamp:
         serve = mapping.serve
         if serve.feed is not None:
             modified = {e: f for e, f in self.proven_feed.items() if e in serve.feed.entities}
-            feed = dataclasses.replace(serve.feed, modified=frozen_map(modified))
+            etags = tuple(e for e in self.proven_etags if e in serve.feed.entities)
+            feed = dataclasses.replace(serve.feed, modified=frozen_map(modified), etags=etags)
             serve = dataclasses.replace(serve, feed=feed)
         return dataclasses.replace(
             mapping, entities=frozen_map(entities), operations=operations, serve=serve
@@ -220,7 +225,12 @@ class Stamp:
         return dataclasses.replace(entity, filters=frozen_map(filters), sort=sort, fields=fields)
 
     def to_json(self) -> dict[str, Any]:
-        entities = sorted(set(self.proven_filters) | set(self.proven_sorts) | set(self.proven_feed))
+        entities = sorted(
+            set(self.proven_filters)
+            | set(self.proven_sorts)
+            | set(self.proven_feed)
+            | set(self.proven_etags)
+        )
         proven: dict[str, dict[str, Any]] = {
             name: {
                 "filters": {f: list(ops) for f, ops in self.proven_filters.get(name, {}).items()},
@@ -230,6 +240,8 @@ class Stamp:
         }
         for name, modified in self.proven_feed.items():
             proven[name]["feedModified"] = modified
+        for name in self.proven_etags:
+            proven[name]["feedEtag"] = True
         counts = {
             "passed": sum(1 for c in self.checks if c.outcome == "passed"),
             "notProven": len(self.not_proven),
@@ -296,6 +308,7 @@ class Stamp:
             proven_feed=frozen_map(
                 {e: spec["feedModified"] for e, spec in proven.items() if "feedModified" in spec}
             ),
+            proven_etags=tuple(e for e, spec in proven.items() if spec.get("feedEtag") is True),
             refused=tuple(Refusal(**r) for r in doc.get("refused", [])),
         )
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from runtime.mapping import Entity, Feed, FieldType
+from runtime.upstream import ListingTag
 
 from ._feed_budget import Budget, CountingTransport
 from ._feed_diff import is_marked, record_hash
@@ -29,6 +30,9 @@ class Walk:
     cost: int = 1  # requests the last page took: what the next one is expected to
     records: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     lost: bool = False  # the lease went to another process mid-walk: this walk is void
+    # the listing's ETag asked before a complete walk (a proven one, of the whole listing):
+    # kept for the next poll's conditional ask once this walk is recorded
+    tag: ListingTag | None = None
 
 
 def modified_field(entity: Entity, feed: Feed) -> str | None:

@@ -41,11 +41,13 @@ FIND_LIMIT = 10000
 
 @dataclass(frozen=True, slots=True)
 class ListingTag:
-    """A listing's `ETag` (None: it sends none), and whether a conditional ask of it was
-    answered 304 Not Modified."""
+    """A listing's `ETag` (None: it sends none); whether a conditional ask of it was
+    answered 304 Not Modified; and whether the answer tagged is the whole listing (no
+    page follows it), so that its tag covers every record."""
 
     etag: str | None
     unchanged: bool = False
+    whole: bool = False
 
 
 class UpstreamClient:
@@ -221,8 +223,9 @@ class UpstreamClient:
         response = await self._send(ask.method, ask.url, json=ask.body, headers=headers)
         if response.status_code == 304:
             return ListingTag(etag, unchanged=True)
-        self._interpret(response, entity, listing=True)  # a refusal is translated here
-        return ListingTag(response.headers.get("ETag"))
+        body = self._interpret(response, entity, listing=True)  # a refusal is translated here
+        chunk = self._pager_for(entity).style.chunk(Answer(body, response), ask, 0)
+        return ListingTag(response.headers.get("ETag"), whole=chunk.next is None)
 
     async def get_record(self, entity: Entity, id: str | int) -> dict[str, Any] | None:
         if steers(str(id)):

@@ -50,3 +50,4 @@ def test_what_verify_must_prove_for_a_newest_first_walk_is_said(tmp_path: Path) 
         "its own, that one of created moves forward on every update" in result.output
     )
     assert "feed of lists: complete walks (no datetime field it sorts by)" in result.output
+    assert "only where `a2map verify` proved the ETag follows every change" in result.output

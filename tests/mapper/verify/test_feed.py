@@ -12,27 +12,17 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 
+from mapper.verify import CHECKS
 from runtime.mapping import load_stamp, stamp_path
 from runtime.service import ServeOptions, build_state
 from tests.fixtures.servers import KanbanServer
 from tests.fixtures.stacks import StackServer, start_jsonserver, start_pocketbase
 from tests.stacks.support import verify_copy
 
-from .support import ROOT, cli_env
-
-MAPPINGS = ROOT / "mappings"
-
-
-def _fed(source: Path, where: Path, entities: list[str]) -> Path:
-    """A copy of `source` whose `serve.feed` watches `entities`."""
-    doc = yaml.safe_load(source.read_text())
-    doc["serve"] = {**(doc.get("serve") or {}), "feed": {"entities": entities}}
-    where.mkdir(parents=True, exist_ok=True)
-    target = where / source.name
-    target.write_text(yaml.safe_dump(doc, sort_keys=False))
-    return target
+from .support import MAPPINGS_DIR as MAPPINGS
+from .support import cli_env
+from .support import with_feed as _fed
 
 
 def _check(report: dict[str, Any], claim: str) -> dict[str, Any] | None:
@@ -147,3 +137,10 @@ def test_the_check_keeps_no_records(pocketbase: StackServer) -> None:
             return [r["id"] for r in answer.json()["items"]]
 
     assert asyncio.run(marked()) == []
+
+
+def test_the_feed_checks_run_after_the_sorts_they_build_on() -> None:
+    """The modified field must be one this run proved the upstream sorts by: within an
+    entity's query phase, checks run in the order they register."""
+    names = [spec.name for spec in CHECKS]
+    assert names.index("sort_orders") < names.index("feed_modified_moves")
