@@ -191,7 +191,7 @@ class ChangeFeed:
         this walk is skipped. Otherwise the walk carries the new tag, kept once recorded
         (`_keep_tag`), and only when it tags the whole listing (no page follows it)."""
         if progress.sort or entity.name not in self.feed.etags or self.budget.left() < 1:
-            return False
+            return False  # (the verifier proves no ETag of a listing by POST)
         known = self._tags.pop(entity.name, None) if baselined else None
         before = self.counter.count
         tag = await self.upstream.listing_tag(entity, known)
