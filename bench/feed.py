@@ -26,10 +26,11 @@ data directory and, for each E of ``--collections``:
   request log, beside the declared budget.
 
 The feed's cheap path, reading newest first and stopping at the first record it knows
-unchanged, needs a fresh stamp proving the upstream sorts by ``updated``: verified, each
-poll reads so, and every tenth is a complete walk. ``--unverified`` serves the mapping
-without verifying it (``--allow-unverified``): every poll is then a complete walk, the
-feed's costliest path.
+unchanged, needs a fresh stamp proving ``updated`` moves on every update and sorts an
+updated record first (``feedModified``, proven by the verifier on records of its own):
+verified, each poll reads so, and every tenth is a complete walk. ``--unverified``
+serves the mapping without verifying it (``--allow-unverified``): every poll is then a
+complete walk, the feed's costliest path.
 
 The one target: the feed stays within its declared budget (the most requests it sent in
 any 60 s, or over the whole measured span when shorter), judged unless ``--smoke``.

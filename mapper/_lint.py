@@ -42,6 +42,8 @@ def lint_files(paths: list[Path]) -> int:
         )
         if mapping.serve.feed is not None:
             print(f"{path}: {_feed_line(mapping.serve.feed)}")
+            for line in _feed_proofs(mapping, mapping.serve.feed):
+                print(f"{path}: {line}")
     return worst
 
 
@@ -52,6 +54,33 @@ def _feed_line(feed: Feed) -> str:
         f"feed of {', '.join(feed.entities)} every {feed.interval} s, at most {feed.budget} "
         f"upstream requests per minute (a first page of each needs {least})"
     )
+
+
+def _feed_proofs(mapping: Mapping, feed: Feed) -> list[str]:
+    """What `a2map verify` must prove before the feed reads an entity newest first."""
+    from mapper.verify import feed_candidates
+
+    lines = []
+    for name in feed.entities:
+        entity = mapping.entities.get(name)
+        if entity is None:
+            continue
+        found = feed_candidates(entity)
+        if not found or entity.write.update is None:
+            why = "no datetime field it sorts by" if not found else "no update to prove one by"
+            lines.append(f"feed of {name}: complete walks ({why})")
+            continue
+        lines.append(
+            f"feed of {name}: newest first only once `a2map verify` proves, by updating a "
+            f"record of its own, that one of {', '.join(found)} moves forward on every update "
+            "and sorts that record first; else complete walks (and served unverified, always)"
+        )
+    if feed.entities:
+        lines.append(
+            "feed: a complete walk is skipped while the listing answers 304 to its ETag, "
+            "only where `a2map verify` proved the ETag follows every change"
+        )
+    return lines
 
 
 def _check_triggers(mapping: Mapping, filename: str) -> None:

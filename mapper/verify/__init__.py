@@ -20,6 +20,7 @@ from ._failures import NotProven as NotProven
 from ._failures import UpstreamAtFault as UpstreamAtFault
 from ._failures import VerificationFailure as VerificationFailure
 from ._failures import VerifyError as VerifyError
+from ._feed_fields import candidates as feed_candidates
 from ._junit import junit_xml as junit_xml
 from ._ledger import RUN_MARK as RUN_MARK
 from ._registry import CHECKS as CHECKS
@@ -33,5 +34,6 @@ from ._runner import run_verification as run_verification
 __all__ = [
     "CHECKS", "RUN_MARK", "CheckResult", "Correction", "Ctx", "MappingAtFault", "NotProven",
     "Report", "Subject", "UpstreamAtFault", "VerificationFailure", "VerifyError", "VerifyOptions",
-    "corrected_text", "junit_xml", "plan", "render", "run_verification", "verify_command",
+    "corrected_text", "feed_candidates", "junit_xml", "plan", "render", "run_verification",
+    "verify_command",
 ]  # fmt: skip

@@ -96,6 +96,10 @@ class Ctx:
     ledger: Ledger
     proven_filters: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     proven_sorts: dict[str, list[str]] = field(default_factory=dict)
+    # feed entity -> the field proven to move on every update (`_checks_feed`)
+    proven_feed: dict[str, str] = field(default_factory=dict)
+    # feed entities whose listing's ETag follows every change
+    proven_etags: list[str] = field(default_factory=list)
     credentials_refused: bool = False
     # entity -> why its writes cannot be built on (the upstream does not store them),
     # and the claim that found it

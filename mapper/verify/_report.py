@@ -135,6 +135,8 @@ class Report:
     learned: list[Finding] = field(default_factory=list)
     proven_filters: Mapping[str, Mapping[str, list[str]]] = field(default_factory=dict)
     proven_sorts: Mapping[str, list[str]] = field(default_factory=dict)
+    proven_feed: Mapping[str, str] = field(default_factory=dict)
+    proven_etags: list[str] = field(default_factory=list)
     requests: Mapping[str, int] = field(default_factory=dict)
     hosts: list[str] = field(default_factory=list)
     removed: int = 0
@@ -213,6 +215,8 @@ class Report:
                 e: {f: tuple(ops) for f, ops in fs.items()} for e, fs in self.proven_filters.items()
             },
             proven_sorts={e: tuple(fs) for e, fs in self.proven_sorts.items()},
+            proven_feed=dict(self.proven_feed),
+            proven_etags=tuple(self.proven_etags),
             refused=tuple(self.refusals),
         )
 
@@ -245,6 +249,8 @@ class Report:
             "proven": {
                 "filters": {e: dict(fs) for e, fs in self.proven_filters.items()},
                 "sorts": dict(self.proven_sorts),
+                "feedModified": dict(self.proven_feed),
+                "feedEtag": list(self.proven_etags),
             },
             "requests": {"total": sum(self.requests.values()), "byEntity": dict(self.requests)},
             "hostsContacted": self.hosts,

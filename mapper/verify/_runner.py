@@ -437,6 +437,8 @@ async def run_verification(
         learned=runner.learned,
         proven_filters=ctx.proven_filters,
         proven_sorts=ctx.proven_sorts,
+        proven_feed=ctx.proven_feed,
+        proven_etags=ctx.proven_etags,
         requests=dict(sorted(recorder.counts.items())),
         hosts=sorted(recorder.hosts),
         removed=ctx.ledger.removed,

@@ -435,6 +435,14 @@ class Feed:
     entities: tuple[str, ...]
     interval: int = 60
     budget: int = 60
+    # entity -> the datetime field `a2map verify` proved moves forward on every update
+    # and sorts an updated record first (`Stamp.apply`); never read from the file. Only
+    # these entities are walked newest first.
+    modified: AbcMapping[str, str] = field(default_factory=frozen_map)
+    # the entities whose listing's ETag the verifier proved answers 304 until a record
+    # changes (`Stamp.apply`): a complete walk whose conditional ask is answered 304 is
+    # skipped, when the tagged answer is the whole listing
+    etags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

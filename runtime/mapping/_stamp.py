@@ -7,6 +7,9 @@ A stamp is bound to the mapping's content hash, which is computed before
 `${VAR}` substitution: a new port or token keeps it fresh, any edit of the
 mapping makes it stale. It also records which pushed-down filters and sorts the
 verifier proved; the runtime lets the upstream page and count only for those.
+And per feed entity, the field proven to move on every update (`feedModified`):
+the change feed reads newest first only by that field; and whether the listing's
+ETag was proven to follow every change (`feedEtag`).
 
 A run that refused some claims writes a *partial* stamp: the refused claims,
 each with its scope (`_withheld.py`), and the proof of the rest. A partial stamp
@@ -95,6 +98,8 @@ _SCHEMA = {
                         "additionalProperties": {"type": "array", "items": {"type": "string"}},
                     },
                     "sort": {"type": "array", "items": {"type": "string"}},
+                    "feedModified": {"type": "string"},
+                    "feedEtag": {"type": "boolean"},
                 },
             },
         },
@@ -132,6 +137,11 @@ class Stamp:
     )
     # entity -> sort fields the upstream was proven to order by, both directions
     proven_sorts: AbcMapping[str, tuple[str, ...]] = field(default_factory=frozen_map)
+    # entity -> the datetime field proven to move forward on every update and to list
+    # an updated record first when sorted newest first (the change feed's cheap walk)
+    proven_feed: AbcMapping[str, str] = field(default_factory=frozen_map)
+    # entities whose listing's ETag answers 304 until a record changes, then another tag
+    proven_etags: tuple[str, ...] = ()
     verifier_name: str = "a2map verify"
     # the claims a partial run refused; empty for a whole proof
     refused: tuple[Refusal, ...] = ()
@@ -170,14 +180,23 @@ class Stamp:
         stamp only adds what the verifier proved. A sort spec counts as proven
         only when every one of its fields was. `upstreamChecksRef: true`, on a field
         or an operation's param, stands only where this stamp proved it: the runtime
-        leaves ref checks to the upstream on that alone.
+        leaves ref checks to the upstream on that alone. The change feed's modified
+        fields come from this stamp alone (`Feed.modified`).
         """
         entities = {name: self._apply_entity(e) for name, e in mapping.entities.items()}
         operations = tuple(
             dataclasses.replace(op, params=_ref_checks(op.params, self._param_proven(op.name)))
             for op in mapping.operations
         )
-        return dataclasses.replace(mapping, entities=frozen_map(entities), operations=operations)
+        serve = mapping.serve
+        if serve.feed is not None:
+            modified = {e: f for e, f in self.proven_feed.items() if e in serve.feed.entities}
+            etags = tuple(e for e in self.proven_etags if e in serve.feed.entities)
+            feed = dataclasses.replace(serve.feed, modified=frozen_map(modified), etags=etags)
+            serve = dataclasses.replace(serve, feed=feed)
+        return dataclasses.replace(
+            mapping, entities=frozen_map(entities), operations=operations, serve=serve
+        )
 
     def ref_check_proven(self, entity: str, field_name: str) -> bool:
         return self.passed(f"entities.{entity}.fields.{field_name}.{CHECKS_REF}")
@@ -206,14 +225,23 @@ class Stamp:
         return dataclasses.replace(entity, filters=frozen_map(filters), sort=sort, fields=fields)
 
     def to_json(self) -> dict[str, Any]:
-        entities = sorted(set(self.proven_filters) | set(self.proven_sorts))
-        proven = {
+        entities = sorted(
+            set(self.proven_filters)
+            | set(self.proven_sorts)
+            | set(self.proven_feed)
+            | set(self.proven_etags)
+        )
+        proven: dict[str, dict[str, Any]] = {
             name: {
                 "filters": {f: list(ops) for f, ops in self.proven_filters.get(name, {}).items()},
                 "sort": list(self.proven_sorts.get(name, ())),
             }
             for name in entities
         }
+        for name, modified in self.proven_feed.items():
+            proven[name]["feedModified"] = modified
+        for name in self.proven_etags:
+            proven[name]["feedEtag"] = True
         counts = {
             "passed": sum(1 for c in self.checks if c.outcome == "passed"),
             "notProven": len(self.not_proven),
@@ -277,6 +305,10 @@ class Stamp:
             proven_sorts=frozen_map(
                 {entity: tuple(spec.get("sort", ())) for entity, spec in proven.items()}
             ),
+            proven_feed=frozen_map(
+                {e: spec["feedModified"] for e, spec in proven.items() if "feedModified" in spec}
+            ),
+            proven_etags=tuple(e for e, spec in proven.items() if spec.get("feedEtag") is True),
             refused=tuple(Refusal(**r) for r in doc.get("refused", [])),
         )
 

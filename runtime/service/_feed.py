@@ -37,6 +37,7 @@ log = logging.getLogger("a2app.runtime")
 
 FULL_EVERY = 10  # a newest-first entity still gets a complete walk every 10th poll: deletes
 EVENT_KEY = "feed:"  # + the change's seq: the dedup key of its event
+UNCHANGED = "unchanged: the listing answered 304 to the ETag of the last complete walk"
 
 
 class Host(Protocol):
@@ -93,6 +94,8 @@ class ChangeFeed:
         self.budget = Budget(feed.budget, clock)
         self._sleep = sleep
         self._walks: dict[str, Walk] = {}
+        # entity -> the ETag of the whole listing its last recorded complete walk read
+        self._tags: dict[str, str] = {}
         self._polls: dict[str, int] = {}
         self._running: asyncio.Task[None] | None = None
         unread = [n for n in feed.entities if n not in mapping.entities]
@@ -143,7 +146,12 @@ class ChangeFeed:
             return []  # another process polls it now
         state = store.feed_state(self.app_id, name)
         baselined = state is not None and state.baseline_at is not None
-        progress = self._walks.get(name) or self._start_walk(entity, baselined)
+        progress = self._walks.get(name)
+        if progress is None:
+            progress = self._start_walk(entity, baselined)
+            if await self._unchanged(entity, progress, baselined):
+                store.feed_note(self.app_id, name, UNCHANGED)
+                return []
         self._walks[name] = progress
         snapshot = store.feed_snapshot(self.app_id, name)
         done = await walk(self.reads, entity, progress, self.budget, self.counter, snapshot, keep)
@@ -166,19 +174,49 @@ class ChangeFeed:
         if not baselined:
             store.feed_baseline(self.app_id, name, {i: h for i, (h, _) in progress.records.items()})
             store.feed_note(self.app_id, name, f"baseline of {len(progress.records)} records")
+            self._keep_tag(name, progress)
             return []
         store.feed_note(self.app_id, name, None)
         seen = diff(snapshot, progress.records, complete=not progress.sort)
-        return self._record(entity, await self._confirmed(entity, seen))
+        confirmed, deferred = await self._confirmed(entity, seen)
+        recorded = self._record(entity, confirmed)
+        if not deferred:  # a delete left for the next complete walk: that walk must run
+            self._keep_tag(name, progress)
+        return recorded
 
-    async def _confirmed(self, entity: Entity, seen: list[Seen]) -> list[Seen]:
+    async def _unchanged(self, entity: Entity, progress: Walk, baselined: bool) -> bool:
+        """Before a complete walk of an entity whose listing's ETag the stamp proved: ask
+        the listing with the tag of the last recorded walk (`If-None-Match`). True when
+        answered 304: the whole listing is as that walk read it, deletes included, and
+        this walk is skipped. Otherwise the walk carries the new tag, kept once recorded
+        (`_keep_tag`), and only when it tags the whole listing (no page follows it)."""
+        if progress.sort or entity.name not in self.feed.etags or self.budget.left() < 1:
+            return False  # (the verifier proves no ETag of a listing by POST)
+        known = self._tags.pop(entity.name, None) if baselined else None
+        before = self.counter.count
+        tag = await self.upstream.listing_tag(entity, known)
+        self.budget.spend(self.counter.count - before)
+        if tag.unchanged and known is not None:
+            self._tags[entity.name] = known
+            return True
+        progress.tag = tag if tag.whole and tag.etag else None
+        return False
+
+    def _keep_tag(self, name: str, progress: Walk) -> None:
+        if progress.tag is not None and progress.tag.etag is not None and not progress.sort:
+            self._tags[name] = progress.tag.etag
+
+    async def _confirmed(self, entity: Entity, seen: list[Seen]) -> tuple[list[Seen], bool]:
         """Deletes looked up once before they are believed: a record deleted while the walk
         paged shifts the others, so a complete walk can still miss one that exists. One the
-        budget cannot pay for now stays in the snapshot, for the next complete walk."""
+        budget cannot pay for now stays in the snapshot, for the next complete walk (the
+        second value: whether any did)."""
         kept: list[Seen] = []
+        deferred = False
         for change in seen:
             if change.action == "delete":
                 if self.budget.left() < 1:
+                    deferred = True
                     continue
                 before = self.counter.count
                 found = await self.upstream.get_record(entity, change.record_id)
@@ -186,14 +224,15 @@ class ChangeFeed:
                 if found is not None:
                     continue
             kept.append(change)
-        return kept
+        return kept, deferred
 
     def _start_walk(self, entity: Entity, baselined: bool) -> Walk:
-        """Newest first where the mapping allows it, except for the baseline, which needs
-        every record, and every `FULL_EVERY`th poll, which looks for deletes."""
+        """Newest first where the stamp proved a modified field (served unverified, never),
+        except for the baseline, which needs every record, and every `FULL_EVERY`th poll,
+        which looks for deletes."""
         count = self._polls.get(entity.name, 0) + 1
         self._polls[entity.name] = count
-        newest_first = modified_field(entity)
+        newest_first = modified_field(entity, self.feed)
         if newest_first is None or not baselined or count % FULL_EVERY == 0:
             return Walk()
         return Walk(sort="-" + newest_first)

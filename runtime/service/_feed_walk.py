@@ -10,15 +10,13 @@ from collections.abc import Mapping as AbcMapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from runtime.mapping import Entity, FieldType
+from runtime.mapping import Entity, Feed, FieldType
+from runtime.upstream import ListingTag
 
 from ._feed_budget import Budget, CountingTransport
 from ._feed_diff import is_marked, record_hash
 
 PAGE = 200
-# A datetime field under one of these names, sortable upstream, orders records by their
-# last change: a walk newest first can stop at the first record it knows unchanged.
-MODIFIED_NAMES = ("updated", "modified", "updated_at", "updatedAt", "modified_at", "modifiedAt")
 
 
 class Lister(Protocol):
@@ -32,18 +30,22 @@ class Walk:
     cost: int = 1  # requests the last page took: what the next one is expected to
     records: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     lost: bool = False  # the lease went to another process mid-walk: this walk is void
+    # the listing's ETag asked before a complete walk (a proven one, of the whole listing):
+    # kept for the next poll's conditional ask once this walk is recorded
+    tag: ListingTag | None = None
 
 
-def modified_field(entity: Entity) -> str | None:
-    """The entity's last-change datetime field, if the upstream was proven to sort by it."""
-    if entity.sort is None or not entity.sort.proven:
+def modified_field(entity: Entity, feed: Feed) -> str | None:
+    """The field a walk newest first may stop by: the one the stamp proved moves forward
+    on every update (`Feed.modified`; a name proves nothing: a creation time never moves),
+    while the upstream still sorts by it. None: a complete walk."""
+    name = feed.modified.get(entity.name)
+    if name is None or entity.sort is None or not entity.sort.proven:
         return None
-    sortable = entity.sort.fields
-    for name in MODIFIED_NAMES:
-        declared = entity.fields.get(name)
-        if declared is not None and declared.type == FieldType.DATETIME and name in sortable:
-            return name
-    return None
+    declared = entity.fields.get(name)
+    if declared is None or declared.type != FieldType.DATETIME or name not in entity.sort.fields:
+        return None
+    return name
 
 
 async def walk(

@@ -4,6 +4,12 @@ cancel, with the sweep of stale claims run first on every tasks request.
 The claim is the lock: each change is one compare-and-set on the task's status in the
 store, so of two agents claiming at once, across processes, one wins and one is told
 `task_not_claimable`.
+
+A task raised with an event that carries an entity's records (a trigger's, a feed's)
+concerns that entity: as its event is, it is shown only to a caller that may read the
+entity (`data:<entity>:read`), since its payload holds those records' values. The
+listing leaves it out; reading or acting on it by id is `insufficient_scope`. This goes
+beyond the protocol's §14.2 (tasks need no scope), as the events feed does.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from runtime.protocol import Caller, ProtocolError, parse_body
 from runtime.store import Task
 
 from ._clock import wire_time
+from ._event_types import carried_entities
 from ._state import RuntimeState
 
 POLL_AFTER_MS = 2000
@@ -84,16 +91,40 @@ def _found(state: RuntimeState, task_id: str) -> Task:
     return task
 
 
+def _concerned(state: RuntimeState, rows: list[Task]) -> dict[str, frozenset[str]]:
+    """Task id -> the entities whose records its event carries (none: a hook's, say)."""
+    types = state.store.event_types(state.mapping.app.id, (t.event_id for t in rows if t.event_id))
+    carried = carried_entities(state.mapping)
+    return {
+        t.id: carried.get(types.get(t.event_id, ""), frozenset()) if t.event_id else frozenset()
+        for t in rows
+    }
+
+
+def _readable(state: RuntimeState, caller: Caller, task: Task) -> Task:
+    """The task, if the caller may read every entity it concerns; else `insufficient_scope`."""
+    for entity in sorted(_concerned(state, [task])[task.id]):
+        if not caller.can_read(entity):
+            scope = f"data:{entity}:read"
+            raise ProtocolError(
+                "insufficient_scope", f"Task {task.id} concerns {entity}: reading it needs "
+                f"{scope}.", required=scope,
+            )  # fmt: skip
+    return task
+
+
 def list_tasks(
     state: RuntimeState, headers: dict[str, str], status: str | None, *, precheck: Precheck
 ) -> dict[str, Any]:
-    _caller(state, headers, precheck, write=False)
+    caller = _caller(state, headers, precheck, write=False)
     if status is not None and status not in STATUSES:
         raise ProtocolError(
             "usage", f"status is one of {', '.join(STATUSES)}; got {status!r}.", got=status
         )
     rows = state.store.list_tasks(state.mapping.app.id, status or None)
-    return {"a2app": True, "tasks": [task_doc(t) for t in rows], "pollAfterMs": POLL_AFTER_MS}
+    concerned = _concerned(state, rows)
+    shown = [t for t in rows if all(map(caller.can_read, concerned[t.id]))]
+    return {"a2app": True, "tasks": [task_doc(t) for t in shown], "pollAfterMs": POLL_AFTER_MS}
 
 
 def no_task_id(state: RuntimeState, headers: dict[str, str], *, precheck: Precheck) -> NoReturn:
@@ -107,8 +138,8 @@ def get_task(
 ) -> dict[str, Any]:
     """`/api/_a2app/tasks/{id}`: the task on GET; the id is checked before the verb."""
     reading = method in ("GET", "HEAD")
-    _caller(state, headers, precheck, write=not reading)
-    task = _found(state, task_id)
+    caller = _caller(state, headers, precheck, write=not reading)
+    task = _readable(state, caller, _found(state, task_id))
     if method == "POST":
         raise ProtocolError(
             "usage", f"Name an action: POST .../{task_id}/<{'|'.join(ACTIONS)}>.", status=404
@@ -130,7 +161,7 @@ def act_on_task(
 ) -> dict[str, Any]:
     """`POST /api/_a2app/tasks/{id}/{action}`: the id first, then the action, then the verb."""
     caller = _caller(state, headers, precheck, write=method not in ("GET", "HEAD"))
-    task = _found(state, task_id)
+    task = _readable(state, caller, _found(state, task_id))
     if action not in ACTIONS:
         raise ProtocolError(
             "usage", f"No task action {action!r}; actions: {', '.join(ACTIONS)}.", status=404

@@ -6,6 +6,7 @@ in one transaction, and a repeat, from this process or another, finds them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -75,6 +76,17 @@ class PlaneMixin(StoreBase):
         )
         with self._read() as conn:
             return [Event(**row._mapping) for row in conn.execute(query)]
+
+    def event_types(self, app_id: str, event_ids: Iterable[str]) -> dict[str, str]:
+        """Event id -> its type, for the ids given that name an event of the app."""
+        wanted = sorted(set(event_ids))
+        if not wanted:
+            return {}
+        query = select(events.c.id, events.c.type).where(
+            events.c.app_id == app_id, events.c.id.in_(wanted)
+        )
+        with self._read() as conn:
+            return {row.id: row.type for row in conn.execute(query)}
 
     def get_task(self, app_id: str, task_id: str) -> Task | None:
         with self._read() as conn:

@@ -3,6 +3,7 @@ pagination strategies, filter dialects, and foreign failures translated at one b
 """
 
 from . import dialects as dialects
+from ._client import ListingTag as ListingTag
 from ._client import UpstreamClient as UpstreamClient
 from ._confine import BaseUrl as BaseUrl
 from ._operation_request import OperationRequest as OperationRequest
@@ -33,6 +34,7 @@ __all__ = [
     "Dialect",
     "DjangoFilterDialect",
     "JsonServerDialect",
+    "ListingTag",
     "OperationRequest",
     "Page",
     "PlainDialect",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 from urllib.parse import quote
@@ -36,6 +37,17 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_REDIRECTS = 5
 # Records read at most to find the one a create answered no id for (`write.findBy`).
 FIND_LIMIT = 10000
+
+
+@dataclass(frozen=True, slots=True)
+class ListingTag:
+    """A listing's `ETag` (None: it sends none); whether a conditional ask of it was
+    answered 304 Not Modified; and whether the answer tagged is the whole listing (no
+    page follows it), so that its tag covers every record."""
+
+    etag: str | None
+    unchanged: bool = False
+    whole: bool = False
 
 
 class UpstreamClient:
@@ -202,6 +214,18 @@ class UpstreamClient:
     def scan(self, entity: Entity, params: Mapping[str, str], *, limit: int) -> Scan:
         """Up to `limit` records over all upstream pages; see `Scan.truncated`."""
         return self._pager_for(entity).scan(entity, self._listing(entity, params), limit=limit)
+
+    async def listing_tag(self, entity: Entity, etag: str | None = None) -> ListingTag:
+        """The `ETag` of the entity's plain listing (its first page), asked for with
+        `If-None-Match: <etag>` when one is given: `unchanged` when answered 304."""
+        ask = self._listing(entity, {})
+        headers = {**dict(ask.headers), **({"If-None-Match": etag} if etag else {})}
+        response = await self._send(ask.method, ask.url, json=ask.body, headers=headers)
+        if response.status_code == 304:
+            return ListingTag(etag, unchanged=True)
+        body = self._interpret(response, entity, listing=True)  # a refusal is translated here
+        chunk = self._pager_for(entity).style.chunk(Answer(body, response), ask, 0)
+        return ListingTag(response.headers.get("ETag"), whole=chunk.next is None)
 
     async def get_record(self, entity: Entity, id: str | int) -> dict[str, Any] | None:
         if steers(str(id)):

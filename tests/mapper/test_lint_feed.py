@@ -39,3 +39,15 @@ def test_a_sound_feed_passes_and_its_cost_is_said(tmp_path: Path) -> None:
         result.output
     )
     assert "needs 4)" in result.output
+
+
+def test_what_verify_must_prove_for_a_newest_first_walk_is_said(tmp_path: Path) -> None:
+    feed = "{entities: [cards, lists], interval: 30, budget: 10}"
+    result = CliRunner().invoke(app, ["lint", _with_feed(tmp_path, feed)])
+    assert result.exit_code == 0, result.output
+    assert (
+        "feed of cards: newest first only once `a2map verify` proves, by updating a record of "
+        "its own, that one of created moves forward on every update" in result.output
+    )
+    assert "feed of lists: complete walks (no datetime field it sorts by)" in result.output
+    assert "only where `a2map verify` proved the ETag follows every change" in result.output

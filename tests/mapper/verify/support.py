@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import yaml
 
 from mapper.verify import RUN_MARK
 from tests.fixtures.servers import KanbanServer
@@ -19,6 +20,17 @@ ROOT = Path(__file__).resolve().parents[3]
 # against their own samples in tests/stacks/.
 MAPPINGS = sorted(p for p in (ROOT / "mappings").glob("*.yaml") if "${KANBAN_URL" in p.read_text())
 ENDPOINTS = ("boards", "lists", "cards", "tags")
+MAPPINGS_DIR = ROOT / "mappings"
+
+
+def with_feed(source: Path, where: Path, entities: list[str]) -> Path:
+    """A copy of `source` whose `serve.feed` watches `entities`."""
+    doc = yaml.safe_load(source.read_text())
+    doc["serve"] = {**(doc.get("serve") or {}), "feed": {"entities": entities}}
+    where.mkdir(parents=True, exist_ok=True)
+    target = where / source.name
+    target.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return target
 
 
 def copy_mapping(name: str, where: Path) -> Path:

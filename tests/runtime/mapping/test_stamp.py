@@ -201,3 +201,25 @@ def test_stamp_status_says_a_stamp_is_partial(tmp_path: Path) -> None:
     write_stamp(stamp_path(mapping_file), stamp_for(refused=REFUSED))
     status = stamp_status(mapping_file, load_mapping(mapping_file, env=ENV))
     assert status.fresh and "2 refused claim(s) withheld" in status.reason
+
+
+def test_the_feeds_proofs_round_trip_and_reach_only_the_feeds_entities(tmp_path: Path) -> None:
+    fed = TEXT.replace("serve:\n", "serve:\n  feed: {entities: [cards]}\n", 1)
+    assert "feed:" in fed
+    stamp = stamp_for(fed, proven_feed={"cards": "created", "lists": "x"},
+                      proven_etags=("cards", "lists"))  # fmt: skip
+    path = write_stamp(tmp_path / "k.verified.json", stamp)
+    doc = json.loads(path.read_text())
+    assert doc["format"] == 1  # old runtimes read on, and walk every record
+    assert doc["proven"]["cards"]["feedModified"] == "created"
+    assert doc["proven"]["cards"]["feedEtag"] is True
+    again = load_stamp(path)
+    assert again is not None and again.proven_feed == {"cards": "created", "lists": "x"}
+    assert again.proven_etags == ("cards", "lists")
+    feed = again.apply(load_mapping_text(fed, env=ENV)).serve.feed
+    assert feed is not None and feed.modified == {"cards": "created"} and feed.etags == ("cards",)
+    # a stamp written before these proofs proves none
+    del doc["proven"]["cards"]["feedModified"], doc["proven"]["cards"]["feedEtag"]
+    older = Stamp.from_json(doc)
+    feed = older.apply(load_mapping_text(fed, env=ENV)).serve.feed
+    assert feed is not None and feed.modified == {} and feed.etags == ()

@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from runtime.mapping import Mapping as MappingModel
-from runtime.mapping import load_document
-from runtime.service import ChangeFeed, Triggers
+from runtime.mapping import Stamp, load_document
+from runtime.service import ChangeFeed, Triggers, feed_record_hash
 from runtime.store import Seen, Store
 from tests.fixtures.databases import DATABASES, database
 
@@ -58,6 +58,8 @@ class Django:
     orderings: list[str] = field(default_factory=list)
     gate: asyncio.Event | None = None
     unlisted: set[str] = field(default_factory=set)  # kept out of the listing, as a shift does
+    etag: bool = False  # the plain listing tagged, 304 to a matching If-None-Match
+    conditional: list[int] = field(default_factory=list)  # the status of each conditional ask
 
     def add(self, *cards: dict[str, Any]) -> None:
         self.cards.update({c["id"]: c for c in cards})
@@ -83,7 +85,15 @@ class Django:
         chunk = rows[(page - 1) * size : page * size]
         more = page * size < len(rows)
         nxt = str(request.url.copy_merge_params({"page": str(page + 1)})) if more else None
-        return httpx.Response(200, json={"count": len(rows), "next": nxt, "results": chunk})
+        body = {"count": len(rows), "next": nxt, "results": chunk}
+        if not self.etag or params:
+            return httpx.Response(200, json=body)
+        tag = '"' + feed_record_hash(body) + '"'
+        if "If-None-Match" in request.headers:
+            self.conditional.append(304 if request.headers["If-None-Match"] == tag else 200)
+            if self.conditional[-1] == 304:
+                return httpx.Response(304)
+        return httpx.Response(200, json=body, headers={"ETag": tag})
 
 
 @dataclass
@@ -288,8 +298,73 @@ async def test_a_write_through_the_runtime_enters_the_feed_once(store: Store) ->
         await feed.aclose()
 
 
+def _with_etag(feed: dict[str, Any]) -> MappingModel:
+    """Cards whose listing's ETag a stamp proved (as `Stamp.apply` sets it)."""
+    stamp = Stamp("sha256:" + "0" * 64, "kanban-drf", "http://kanban.test", "2030-01-01T00:00:00Z",
+                  "1", proven_etags=("cards",))  # fmt: skip
+    return stamp.apply(_mapping(feed))
+
+
 @_sync
-async def test_a_proven_modified_field_is_read_newest_first(store: Store) -> None:
+async def test_a_complete_walk_is_skipped_while_the_proven_etag_answers_304(store: Store) -> None:
+    django = Django(etag=True)
+    django.add(_card(1), _card(2))
+    feed = _feed(Host(_with_etag({"entities": ["cards"]}), store), django)
+    try:
+        await feed.poll()  # the tag, then the baseline's walk
+        assert django.requests == 2
+        assert await feed.poll() == [] and django.requests == 3 and django.conditional == [304]
+        django.add(_card(2, title="Changed"))
+        changes = await feed.poll()
+        assert [(c.action, c.record_id) for c in changes] == [("update", "card_002")]
+        assert django.conditional == [304, 200]
+        assert await feed.poll() == [] and django.conditional == [304, 200, 304]
+    finally:
+        await feed.aclose()
+
+
+@_sync
+async def test_a_delete_the_budget_left_unconfirmed_is_walked_for_again(store: Store) -> None:
+    """A walk whose delete waits for the budget keeps no tag: the next poll walks again,
+    though the listing is as that walk read it, and records the delete."""
+    django = Django(etag=True)
+    django.add(_card(1), _card(2), _card(3))
+    clock = Clock()
+    host = Host(_with_etag({"entities": ["cards"], "budget": 3}), store)
+    feed = _feed(host, django, clock)
+    try:
+        await feed.poll()
+        clock.now += 61
+        del django.cards["card_002"], django.cards["card_003"]
+        changes = await feed.poll()  # tag, page, one look-up: the second delete waits
+        assert [(c.action, c.record_id) for c in changes] == [("delete", "card_002")]
+        clock.now += 61
+        changes = await feed.poll()
+        assert [(c.action, c.record_id) for c in changes] == [("delete", "card_003")]
+        # the second poll asked with the baseline's tag; the third had none to ask with
+        assert django.conditional == [200]
+        clock.now += 61
+        assert await feed.poll() == [] and django.conditional == [200, 304]
+    finally:
+        await feed.aclose()
+
+
+@_sync
+async def test_served_unproven_the_etag_is_never_asked(store: Store) -> None:
+    django = Django(etag=True)
+    django.add(_card(1))
+    feed = _feed(Host(_mapping({"entities": ["cards"]}), store), django)
+    try:
+        for _ in range(3):
+            await feed.poll()
+        assert django.requests == 3 and django.conditional == []  # a walk each poll
+    finally:
+        await feed.aclose()
+
+
+def _with_updated(proven: str | None) -> MappingModel:
+    """Cards with an `updated` datetime the upstream sorts by; `proven`: the field a stamp
+    proved moves on every update (as `Stamp.apply` sets it), None when none was."""
     doc_mapping = _mapping({"entities": ["cards"]})
     cards = doc_mapping.entities["cards"]
     updated = dataclasses.replace(cards.fields["created"], name="updated", source=("updated",))
@@ -302,6 +377,35 @@ async def test_a_proven_modified_field_is_read_newest_first(store: Store) -> Non
     mapping = dataclasses.replace(
         doc_mapping, entities=dict({**doc_mapping.entities, "cards": cards})
     )
+    stamp = Stamp("sha256:" + "0" * 64, "kanban-drf", "http://kanban.test", "2030-01-01T00:00:00Z",
+                  "1", proven_feed={"cards": proven} if proven else {})  # fmt: skip
+    return stamp.apply(mapping)
+
+
+@pytest.mark.parametrize(
+    "proven", [None, "title"], ids=["no stamp proof", "a proof of no datetime field"]
+)
+@_sync
+async def test_a_field_named_updated_proves_nothing(store: Store, proven: str | None) -> None:
+    """Without the stamp's word that `updated` moves, every poll is a complete walk: an
+    app that sets it on create only would hide every update from a newest-first walk."""
+    django = Django()
+    django.add(*(_card(n, updated="2030-01-01T00:00:00Z") for n in range(1, 4)))
+    feed = _feed(Host(_with_updated(proven), store), django)
+    try:
+        await feed.poll()
+        django.add(_card(1, title="Changed", updated="2030-01-01T00:00:00Z"))
+        changes = await feed.poll()
+        assert [(c.action, c.record_id) for c in changes] == [("update", "card_001")]
+        assert django.orderings == ["", ""]
+    finally:
+        await feed.aclose()
+
+
+@_sync
+async def test_a_proven_modified_field_is_read_newest_first(store: Store) -> None:
+    mapping = _with_updated("updated")
+    assert mapping.serve.feed is not None and mapping.serve.feed.modified == {"cards": "updated"}
     django = Django()
     django.add(*(_card(n, updated=f"2030-01-01T00:00:{n:02}Z") for n in range(1, 6)))
     feed = _feed(Host(mapping, store), django)

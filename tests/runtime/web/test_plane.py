@@ -315,6 +315,49 @@ def test_an_event_carrying_records_is_shown_only_to_a_reader_of_them(
     assert lists["nextCursor"] == full["nextCursor"]  # the hidden event is passed all the same
 
 
+def test_a_task_of_an_entitys_event_is_shown_only_to_a_reader_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task raised with a trigger's event carries that entity's records, as its event
+    does: left out of the listing for a credential that may not read the entity, refused
+    by id (read or acted on); a task of no entity's event is everyone's."""
+    monkeypatch.setenv("KANBAN_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("KANBAN_TOKEN", "unused")
+    declared = (
+        "serve:\n  triggers:\n    - {type: card.due_soon, entity: cards, filter: done = false,"
+        " capability: summarize}\n"
+    )
+    text = KANBAN_TEXT.replace("serve:\n", declared, 1)
+    store = Store.open(f"sqlite:///{tmp_path / 'store.sqlite3'}")
+    store.create_grant(id="cred_full", agent_name="runner", scopes=["*"], token="a2app_plane_full")
+    lists = {"x-a2app-token": "a2app_plane_lists"}
+    store.create_grant(
+        id="cred_lists", agent_name="lists", scopes=["data:lists:read"], token="a2app_plane_lists"
+    )
+    mapping = load_mapping_text(text)
+    state = RuntimeState(mapping, store, UpstreamClient(mapping.upstream))
+    try:
+        card = trigger(state, "card.due_soon", {"id": "c1", "title": "Secret"}, "summarize").task
+        other = trigger(state, "invoice.paid", {"id": "in_1"}, "file").task
+        assert card is not None and other is not None
+        with TestClient(create_app(state), base_url="http://127.0.0.1") as client:
+            full = client.get(TASKS, headers=FULL).json()["tasks"]
+            shown = client.get(TASKS, headers=lists).json()["tasks"]
+            by_id = client.get(f"{TASKS}/{card.id}", headers=lists)
+            claim = client.post(f"{TASKS}/{card.id}/claim", json={}, headers=lists)
+            own = client.get(f"{TASKS}/{other.id}", headers=lists)
+            mine = client.get(f"{TASKS}/{card.id}", headers=FULL)
+    finally:
+        store.close()
+    assert [t["id"] for t in full] == [card.id, other.id]
+    assert [t["id"] for t in shown] == [other.id]
+    for refused in (by_id, claim):
+        assert _refused(refused) == (403, "insufficient_scope")
+        assert refused.json()["required"] == "data:cards:read" and "Secret" not in refused.text
+    assert own.status_code == 200 and mine.status_code == 200
+    assert mine.json()["status"] == "submitted"  # the refused claim changed nothing
+
+
 # ------------------------------------------------------------------ context
 
 
