@@ -22,7 +22,7 @@ from . import _realtime as realtime
 from . import _records as records
 from ._adapter import Handler, Lookup, endpoint
 from ._http import error_reply, log
-from ._middleware import HeadLimit, HostGuard, RoutePath
+from ._middleware import Intake
 
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 READ = ["GET", "HEAD"]
@@ -153,7 +153,5 @@ def create_app(state: RuntimeState) -> FastAPI:
     app.add_exception_handler(Exception, _unexpected)
     _routes(app)
     hosts = service.allowed_hosts(state.mapping)
-    app.add_middleware(HostGuard, allowed=lambda host: service.host_allowed(host, hosts))
-    app.add_middleware(RoutePath)
-    app.add_middleware(HeadLimit)  # added last, so it runs first
+    app.add_middleware(Intake, allowed=lambda host: service.host_allowed(host, hosts))
     return app
