@@ -8,7 +8,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from runtime.mapping import Mapping
@@ -89,15 +89,23 @@ def token_key(token: str) -> str:
 class Security:
     mapping: Mapping
     lookup: GrantLookup
+    # The mapping is frozen for the life of the process, so these callers are too:
+    # made once here, not on every request.
+    ui: Caller = field(init=False)
+    anonymous: Caller = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ui", ui_caller(self.mapping))
+        object.__setattr__(self, "anonymous", anonymous_caller(self.mapping))
 
     def render_caller(self, headers: dict[str, str]) -> Caller:
         """Access as describe renders it: never refuses (§6)."""
         origin = headers.get("origin")
         if origin is not None and origin in self.mapping.serve.allowed_origins:
-            return ui_caller(self.mapping)
+            return self.ui
         token = presented_token(headers)
         caller = self._grant_caller(token)
-        return caller if caller is not None else anonymous_caller(self.mapping)
+        return caller if caller is not None else self.anonymous
 
     def _grant_caller(self, token: str | None) -> Caller | None:
         grant = self.lookup(token) if token else None
@@ -111,7 +119,7 @@ class Security:
         if origin is not None:
             if origin not in self.mapping.serve.allowed_origins:
                 raise ProtocolError("forbidden_origin", f"Origin {origin} is not allowed here.")
-            return ui_caller(self.mapping)
+            return self.ui
         token = presented_token(headers)
         grant = self.lookup(token) if token else None
         if grant is None and token:
@@ -125,7 +133,7 @@ class Security:
         if grant is None:
             if write or self.mapping.serve.auth_mode == "multi-user":
                 raise ProtocolError("agent_token_required", how=how_text(self.mapping))
-            return anonymous_caller(self.mapping)
+            return self.anonymous
         caller = grant_caller(
             self.mapping, grant.id, grant.agent_name, grant.principal, grant.scopes
         )

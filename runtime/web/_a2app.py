@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 from starlette.responses import Response
 
 from runtime import service
@@ -11,10 +14,27 @@ from ._http import reply
 
 IDENTITY_PARAMS = ("viewer", "leaving")
 DESCRIBE_PARAMS = ("all", "find", "format")
+NO_QUERY: Mapping[str, str] = MappingProxyType({})
+# A rendered level comes back as the same bytes for as long as the describer keeps it,
+# so its response is made once and sent again: nothing writes to a response once made.
+# Bounded as the describer's cache is (a `find` term is the client's).
+RESPONSES_KEPT = 512
+_responses: dict[bytes, Response] = {}
 
 
 def _json(body: bytes) -> Response:
-    return Response(body, media_type="application/json")
+    response = _responses.get(body)
+    if response is None:
+        response = Response(body, media_type="application/json")
+        if len(_responses) >= RESPONSES_KEPT:
+            _responses.clear()
+        _responses[body] = response
+    return response
+
+
+def _query(call: Call) -> Mapping[str, str]:
+    """The query as the rendered levels read it: without one, nothing is parsed."""
+    return call.query if call.request.scope["query_string"] else NO_QUERY
 
 
 async def identity(call: Call) -> Response:
@@ -38,19 +58,20 @@ async def receipts(call: Call) -> Response:
 
 async def describe_root(call: Call) -> Response:
     call.only(*DESCRIBE_PARAMS)
-    return _json(service.describe_root(call.state, call.headers, call.query))
+    return _json(service.describe_root(call.state, call.headers, _query(call)))
 
 
 async def describe_module(call: Call) -> Response:
     call.only(*DESCRIBE_PARAMS)
-    return _json(service.describe_module(call.state, call.headers, call.query, call.path["module"]))
+    module = call.path["module"]
+    return _json(service.describe_module(call.state, call.headers, _query(call), module))
 
 
 async def describe_entity(call: Call) -> Response:
     call.only(*DESCRIBE_PARAMS)
     path = call.path
     body = service.describe_entity(
-        call.state, call.headers, call.query, path["module"], path["entity"]
+        call.state, call.headers, _query(call), path["module"], path["entity"]
     )
     return _json(body)
 

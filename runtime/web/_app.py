@@ -22,7 +22,7 @@ from . import _realtime as realtime
 from . import _records as records
 from ._adapter import Handler, Lookup, endpoint
 from ._http import error_reply, log
-from ._middleware import HeadLimit, HostGuard, RoutePath
+from ._middleware import Intake
 
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 READ = ["GET", "HEAD"]
@@ -72,9 +72,14 @@ def _routes(app: FastAPI) -> None:
         run = endpoint(handler, rate=rate, audited=audited, body=body, lookup=lookup)
         app.router.add_route(path, run, methods=methods, include_in_schema=False)
 
-    # Identity, whoami and the model's describe levels: not metered (§18).
+    # Identity, whoami and the model's describe levels: not metered (§18). The router
+    # tries routes in order and no other pattern matches these paths, so the levels
+    # that only render (the most-read answers) come first.
     for path in ("/.well-known/a2app.json", "/api/_a2app"):
         add(path, a2app.identity, ALL_METHODS)
+    add(DESCRIBE, a2app.describe_root, ALL_METHODS)
+    add(DESCRIBE + "/{module}", a2app.describe_module, ALL_METHODS)
+    add(DESCRIBE + "/{module}/{entity}", a2app.describe_entity, ALL_METHODS)
     add("/api/_a2app/whoami", a2app.whoami, ALL_METHODS)
     add("/api/_a2app/receipts", a2app.receipts, ALL_METHODS, rate="data")
     # The app->agent plane (§8, §14): rate class data; a task action reads its body.
@@ -87,9 +92,6 @@ def _routes(app: FastAPI) -> None:
     add("/api/_a2app/hooks/{name}", plane.hook, ALL_METHODS, rate="data", audited=True, body=True)
     # PocketBase's realtime over the change feed; the body is read for the subscriptions.
     add("/api/realtime", realtime.realtime, ALL_METHODS, rate="data", body=True)
-    add(DESCRIBE, a2app.describe_root, ALL_METHODS)
-    add(DESCRIBE + "/{module}", a2app.describe_module, ALL_METHODS)
-    add(DESCRIBE + "/{module}/{entity}", a2app.describe_entity, ALL_METHODS)
     # The record and relation levels read the upstream: metered after the lookup.
     add(DESCRIBE + "/{module}/{entity}/{id}", a2app.describe_record, ALL_METHODS)
     add(DESCRIBE + "/{module}/{entity}/{id}/{relation}", a2app.describe_relation, ALL_METHODS)
@@ -153,7 +155,5 @@ def create_app(state: RuntimeState) -> FastAPI:
     app.add_exception_handler(Exception, _unexpected)
     _routes(app)
     hosts = service.allowed_hosts(state.mapping)
-    app.add_middleware(HostGuard, allowed=lambda host: service.host_allowed(host, hosts))
-    app.add_middleware(RoutePath)
-    app.add_middleware(HeadLimit)  # added last, so it runs first
+    app.add_middleware(Intake, allowed=lambda host: service.host_allowed(host, hosts))
     return app

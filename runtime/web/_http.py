@@ -40,6 +40,8 @@ def only_params(request: Request, allowed: tuple[str, ...]) -> None:
     """Refuse a query parameter the route does not take: ignored, a mis-cased `Filter`
     or `perpage` would turn into a silent success with the wrong answer."""
     raw = request.scope.get("query_string", b"")
+    if not raw:
+        return  # no parameter at all: nothing to parse or refuse
     if len(raw) > QUERY_LIMIT:
         raise ProtocolError(
             "invalid_query",

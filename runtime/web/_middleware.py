@@ -11,6 +11,10 @@ from runtime.protocol import ProtocolError
 
 from ._http import HEADERS_LIMIT, error_reply
 
+# Host values seen, with the guard's answer: a client sends the same one on every
+# request. The values are the client's, so the memo is capped and starts over when full.
+HOSTS_KEPT = 64
+
 
 def route_path(scope: Scope) -> str:
     """The path the router matches: split from `raw_path` first, then each segment decoded.
@@ -20,64 +24,60 @@ def route_path(scope: Scope) -> str:
     decode their path parameters once more. Trailing slashes are stripped, without
     a redirect.
     """
-    raw = scope.get("raw_path") or scope["path"].encode()
+    raw: bytes = scope.get("raw_path") or scope["path"].encode()
     path = raw.decode("latin-1").split("?", 1)[0].rstrip("/")
     if not path:
         return "/"
+    if "%" not in path:
+        return path  # nothing to decode: every segment stays as it is
     parts = [unquote(part).replace("%", "%25").replace("/", "%2F") for part in path.split("/")]
     return "/".join(parts)
 
 
-class RoutePath:
-    """Route on segments split from the raw path (§3), trailing slashes stripped."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            scope = {**scope, "path": route_path(scope)}
-        await self.app(scope, receive, send)
-
-
-class HeadLimit:
-    """Refuse an over-long header section in the protocol's envelope, before any route."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            size = sum(len(name) + len(value) + 4 for name, value in scope["headers"])
-            if size > HEADERS_LIMIT:
-                error = ProtocolError(
-                    "payload_too_large",
-                    f"The request headers are {size} bytes; at most {HEADERS_LIMIT} are read.",
-                    limitBytes=HEADERS_LIMIT,
-                )
-                await error_reply(error)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
-class HostGuard:
-    """Refuse a foreign Host before any route runs (DNS-rebinding defence)."""
+class Intake:
+    """Every HTTP request, in one pass before any route: an over-long header section
+    is refused in the protocol's envelope (413), then a foreign Host (403, the
+    DNS-rebinding defence), then the path is set to the one routes match on (§3):
+    segments split from the raw path, trailing slashes stripped."""
 
     def __init__(self, app: ASGIApp, allowed: Callable[[str | None], bool]) -> None:
         self.app = app
         self.allowed = allowed
+        self._hosts: dict[bytes | None, bool] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            host = None
-            for name, value in scope["headers"]:
-                if name == b"host":
-                    host = value.decode("latin-1")
-                    break
-            if not self.allowed(host):
-                response = error_reply(
-                    ProtocolError("forbidden_host", f"Host {host} is not allowed.")
-                )
-                await response(scope, receive, send)
-                return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        size = 0
+        host: bytes | None = None
+        for name, value in scope["headers"]:
+            size += len(name) + len(value) + 4
+            if host is None and name == b"host":
+                host = value
+        if size > HEADERS_LIMIT:
+            error = ProtocolError(
+                "payload_too_large",
+                f"The request headers are {size} bytes; at most {HEADERS_LIMIT} are read.",
+                limitBytes=HEADERS_LIMIT,
+            )
+            await error_reply(error)(scope, receive, send)
+            return
+        if not self._host_allowed(host):
+            shown = None if host is None else host.decode("latin-1")
+            error = ProtocolError("forbidden_host", f"Host {shown} is not allowed.")
+            await error_reply(error)(scope, receive, send)
+            return
+        path = route_path(scope)
+        if path != scope["path"]:
+            scope = {**scope, "path": path}
         await self.app(scope, receive, send)
+
+    def _host_allowed(self, host: bytes | None) -> bool:
+        allowed = self._hosts.get(host)
+        if allowed is None:
+            allowed = self.allowed(None if host is None else host.decode("latin-1"))
+            if len(self._hosts) >= HOSTS_KEPT:
+                self._hosts.clear()
+            self._hosts[host] = allowed
+        return allowed
