@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import uvicorn
+from starlette.types import ASGIApp
 
 from runtime.service import RuntimeState, ServeOptions, build_states
 
@@ -123,8 +124,16 @@ def _notes(state: RuntimeState) -> None:
             print(f"  {withheld}", file=sys.stderr)
 
 
-def run(options: ServeOptions, announce: Announce | None = None) -> None:
-    """Serve the mappings of `options`: one at the root, several under /apps/{appId}."""
+def run(
+    options: ServeOptions,
+    announce: Announce | None = None,
+    wrap: Callable[[Runtime], ASGIApp] | None = None,
+) -> None:
+    """Serve the mappings of `options`: one at the root, several under /apps/{appId}.
+
+    `wrap`, given the composed runtime (its ASGI app and each app id's base path),
+    answers what the listener serves instead, e.g. the runtime with more mounted beside
+    it; whatever it answers must still run the runtime app's lifespan."""
     states, token_file = build_states(options)
     try:
         sock = _bind(options.host, options.port)
@@ -136,7 +145,7 @@ def run(options: ServeOptions, announce: Announce | None = None) -> None:
     url = f"http://{host}:{port}"
     runtime = runtime_app(states)
     config = uvicorn.Config(
-        runtime.app,
+        runtime.app if wrap is None else wrap(runtime),
         log_level="warning",
         access_log=False,
         lifespan="on",
