@@ -55,7 +55,9 @@ def _directory_root(states: Sequence[RuntimeState], apps: Sequence[ServedApp]) -
         if path in ROOT_IDENTITY:
             await reply(directory_doc(apps))(scope, receive, send)
             return
-        error = ProtocolError("not_found", HINT, apps=[app.base for app in apps])
+        unknown = scope.get("a2app.unknown_app")
+        message = HINT if unknown is None else f"No app {unknown!r} is served here. {HINT}"
+        error = ProtocolError("not_found", message, apps=[app.base for app in apps])
         await error_reply(error)(scope, receive, send)
 
     hosts = [service.allowed_hosts(state.mapping) for state in states]
@@ -82,6 +84,7 @@ class _Dispatcher:
             if app is not None:
                 await app(_within(scope, f"/apps/{app_id}", slash + rest), receive, send)
                 return
+            scope = {**scope, "a2app.unknown_app": app_id}
         await self._root(scope, receive, send)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:

@@ -158,6 +158,28 @@ def _write_and_read(served: Served, base: str, entity: str, body: dict[str, Any]
     return ident
 
 
+def test_an_unknown_app_is_named(served: Served) -> None:
+    body = served.get("/apps/nope/api/_a2app").json()
+    assert body["code"] == "not_found" and body["message"].startswith("No app 'nope' is served")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "code"),
+    [
+        ("POST", "/api/ops/no-such-op", {}, 404, "unknown_operation"),
+        ("POST", "/api/realtime", {"clientId": "nope", "subscriptions": []}, 404, "usage"),
+        ("GET", "/api/_ops", None, 200, None),
+    ],
+)
+def test_operations_and_realtime_answer_under_the_base(
+    served: Served, method: str, path: str, body: Any, status: int, code: str | None
+) -> None:
+    url = f"{served.rt.url}{BASES['kanban-drf']}{path}"
+    answer = httpx.request(method, url, json=body, headers=AGENT, timeout=30)
+    assert answer.status_code == status, answer.text
+    assert answer.json().get("code") == code
+
+
 def test_a_record_written_and_read_through_each_app(served: Served) -> None:
     tag = uuid.uuid4().hex[:8]
     card = _write_and_read(served, BASES["kanban-drf"], "cards",
