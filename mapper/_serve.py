@@ -3,38 +3,71 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from runtime.mapping import MappingError
 from runtime.store import StoreError
-from runtime.web import Announce, GateRefused, ServeOptions, run
+from runtime.web import (
+    Announce,
+    DuplicateApp,
+    GateRefused,
+    ServeOptions,
+    SharedWindowsError,
+    run,
+)
 
 from ._exits import Exit
 
 
+def mapping_files(paths: Sequence[Path]) -> list[Path] | str:
+    """Each path as given, a directory as the `*.yaml` mappings in it (sorted); or why not."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.glob("*.yaml") if p.is_file())
+            if not found:
+                return f"no *.yaml mapping in the directory {path}"
+            files += found
+        elif path.is_file():
+            files.append(path)
+        else:
+            return f"no such mapping file: {path}"
+    return files
+
+
 def serve_command(
-    mapping: Path,
+    mapping: Path | Sequence[Path],
     host: str,
     port: int,
     store: str | None,
     ready_json: bool,
     allow_unverified: bool = False,
     announce: Announce | None = None,
+    redis_url: str | None = None,
+    redis_prefix: str = "a2app:",
 ) -> int:
-    if not mapping.is_file():
-        print(f"a2map serve: no such mapping file: {mapping}", file=sys.stderr)
+    files = mapping_files([mapping] if isinstance(mapping, Path) else mapping)
+    if isinstance(files, str) or not files:
+        print(f"a2map serve: {files or 'no mapping given'}", file=sys.stderr)
         return Exit.USAGE
     options = ServeOptions(
-        mapping_path=mapping,
+        mapping_path=files[0],
+        more_mappings=tuple(files[1:]),
         host=host,
         port=port,
         store_url=store,
         ready_json=ready_json,
         allow_unverified=allow_unverified,
+        redis_url=redis_url,
+        redis_prefix=redis_prefix,
     )
     try:
         run(options, announce)
     except GateRefused as exc:
+        print(f"a2map serve: refused: {exc}", file=sys.stderr)
+        return Exit.USAGE
+    except DuplicateApp as exc:
         print(f"a2map serve: refused: {exc}", file=sys.stderr)
         return Exit.USAGE
     except MappingError as exc:
@@ -42,6 +75,9 @@ def serve_command(
         return Exit.USAGE
     except StoreError as exc:
         print(f"a2map serve: state store: {exc}", file=sys.stderr)
+        return Exit.STATE
+    except SharedWindowsError as exc:
+        print(f"a2map serve: rate windows: {exc}", file=sys.stderr)
         return Exit.STATE
     except OSError as exc:
         print(f"a2map serve: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)

@@ -40,7 +40,14 @@ def lint(
 
 @app.command()
 def serve(
-    mapping: Annotated[Path, typer.Argument(help="the mapping file to serve", show_default=False)],
+    mappings: Annotated[
+        list[Path],
+        typer.Argument(
+            help="the mapping file(s) to serve, or a directory of *.yaml mappings; "
+            "several are served each under /apps/{appId}",
+            show_default=False,
+        ),
+    ],
     host: Annotated[str, typer.Option(help="address to bind")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port to bind; 0 picks a free one")] = 8765,
     store: Annotated[
@@ -56,11 +63,24 @@ def serve(
             help="serve a mapping without a fresh stamp from `a2map verify` (identity says so)",
         ),
     ] = False,
+    redis: Annotated[
+        str | None,
+        typer.Option(
+            help="count rate windows in this Redis (redis://host:port/db), shared by every "
+            "process using it; default: in process memory",
+            show_default=False,
+        ),
+    ] = None,
+    redis_prefix: Annotated[str, typer.Option(help="prefix of the Redis keys")] = "a2app:",
 ) -> None:
-    """Serve a verified mapping as an A2App in front of its upstream."""
+    """Serve verified mappings as A2Apps in front of their upstreams."""
     from ._serve import serve_command
 
-    raise typer.Exit(serve_command(mapping, host, port, store, ready_json, allow_unverified))
+    code = serve_command(
+        mappings, host, port, store, ready_json, allow_unverified,
+        redis_url=redis, redis_prefix=redis_prefix,
+    )  # fmt: skip
+    raise typer.Exit(code)
 
 
 @app.command()

@@ -11,7 +11,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from runtime.protocol import ProtocolError
 
@@ -67,14 +67,16 @@ def mount_mcp(
     app: Starlette,
     bases: Mapping[str, str],
     *,
+    target: ASGIApp | None = None,
     owner_approvals: frozenset[str] = frozenset(),
     allowed_origins: frozenset[str] = frozenset(),
     path: str = MCP_PATH,
 ) -> Gateway:
-    """Serve the gateway over streamable HTTP at `path` of `app` (the runtime's app, or one
-    serving several), its session manager run inside `app`'s lifespan. `allowed_origins`
-    are the apps' own UI origins (`serve.allowedOrigins`)."""
-    gateway = Gateway(app, bases, owner_approvals=owner_approvals)
+    """Serve the gateway over streamable HTTP at `path` of `app`, its session manager run
+    inside `app`'s lifespan; tool calls go to `target` (the ASGI app answering every
+    base; `app` itself when one app is served). `allowed_origins` are the apps' own UI
+    origins (`serve.allowedOrigins`)."""
+    gateway = Gateway(target or app, bases, owner_approvals=owner_approvals)
     # Host and Origin are the runtime's own guards (its middleware wraps this route too).
     manager = StreamableHTTPSessionManager(app=gateway.server)
     endpoint = _BearerOnly(gateway, StreamableHTTPASGIApp(manager), allowed_origins)
@@ -96,20 +98,22 @@ def mount_mcp(
 
 
 async def serve_stdio(
-    app: Starlette,
+    app: ASGIApp,
+    lifespan: AbstractAsyncContextManager[object],
     bases: Mapping[str, str],
     token: str,
     *,
     owner_approvals: frozenset[str] = frozenset(),
 ) -> None:
-    """Run `app`'s lifespan and answer MCP on stdin/stdout until the client closes it.
+    """Run `lifespan` (the runtime's) and answer MCP on stdin/stdout until the client
+    closes it; tool calls go to `app`.
 
     Raises `UnknownToken` before reading stdin when no served app knows `token`: a
     desktop client shows a server that exits at once, not one whose every call fails.
     """
     gateway = Gateway(app, bases, token=token, owner_approvals=owner_approvals)
     try:
-        async with app.router.lifespan_context(app):
+        async with lifespan:
             if not await gateway.known(token):
                 raise UnknownToken(", ".join(bases))
             await _answer(gateway)

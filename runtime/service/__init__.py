@@ -13,8 +13,10 @@ from ._chain import Write as Write
 from ._chain import run_write as run_write
 from ._clock import Clock as Clock
 from ._clock import SystemClock as SystemClock
+from ._clock import server_now as server_now
 from ._context import context_doc as context_doc
 from ._context import set_context as set_context
+from ._describe import ADAPTER_VERSION as ADAPTER_VERSION
 from ._describe import describe_entity as describe_entity
 from ._describe import describe_module as describe_module
 from ._describe import describe_record as describe_record
@@ -42,13 +44,18 @@ from ._lookup import authorise_read as authorise_read
 from ._lookup import entity_named as entity_named
 from ._lookup import gate as gate
 from ._lookup import operation_named as operation_named
+from ._open import DuplicateApp as DuplicateApp
 from ._open import GateRefused as GateRefused
 from ._open import ServeOptions as ServeOptions
 from ._open import build_state as build_state
+from ._open import build_states as build_states
 from ._operations import execute as execute
 from ._operations import listing as operations_listing
 from ._operations import run_operation as run_operation
 from ._poll import poll_job as poll_job
+from ._rates import SharedWindows as SharedWindows
+from ._rates import SharedWindowsError as SharedWindowsError
+from ._rates import open_shared_windows as open_shared_windows
 from ._reads import RECORD_PARAMS as RECORD_PARAMS
 from ._reads import Reads as Reads
 from ._reads import check_fields as check_fields
@@ -86,19 +93,19 @@ from ._writes import refuse_verb as refuse_verb
 from ._writes import update_record as update_record
 
 __all__ = [
-    "CHUNK", "DEFAULT_HOW", "HOW_MAX", "REALTIME_INTERVAL", "RECEIPT_HEADER", "RECORD_PARAMS",
-    "SCHEDULE_EVENT",
-    "ChangeFeed", "Clock", "Describer", "Done", "GateRefused", "JobRunner", "Order", "Raised",
-    "RateLimiter", "Reads", "Realtime", "RuntimeState", "Schedules", "Security", "ServeOptions",
+    "ADAPTER_VERSION", "CHUNK", "DEFAULT_HOW", "HOW_MAX", "REALTIME_INTERVAL", "RECEIPT_HEADER",
+    "RECORD_PARAMS", "SCHEDULE_EVENT", "ChangeFeed", "Clock", "Describer", "Done", "DuplicateApp",
+    "GateRefused", "JobRunner", "Order", "Raised", "RateLimiter", "Reads", "Realtime",
+    "RuntimeState", "Schedules", "Security", "ServeOptions", "SharedWindows", "SharedWindowsError",
     "SystemClock", "Triggers", "Write", "act_on_task", "allowed_hosts", "authorise",
-    "authorise_read", "build_state", "call_http", "carried_entities", "check_fields",
-    "context_doc", "create_record", "day_slots", "default_dedup_key", "delete_record",
-    "describe_entity", "describe_module", "describe_record", "describe_relation", "describe_root",
-    "entity_named", "events_feed", "execute", "feed_diff", "feed_event_of", "feed_record_hash",
-    "feed_skips", "gate", "get_task", "host_allowed", "how_text", "identity", "job_doc",
-    "latest_slot", "list_tasks", "next_slot", "no_task_id",
+    "authorise_read", "build_state", "build_states", "call_http", "carried_entities",
+    "check_fields", "context_doc", "create_record", "day_slots", "default_dedup_key",
+    "delete_record", "describe_entity", "describe_module", "describe_record", "describe_relation",
+    "describe_root", "entity_named", "events_feed", "execute", "feed_diff", "feed_event_of",
+    "feed_record_hash", "feed_skips", "gate", "get_task", "host_allowed", "how_text", "identity",
+    "job_doc", "latest_slot", "list_tasks", "next_slot", "no_task_id", "open_shared_windows",
     "operation_named", "operations_listing", "poll_job", "presented_token", "rate_key",
     "receipts_feed", "receive_hook", "records_by_id", "refuse_depth", "refuse_stray_parts",
-    "refuse_verb", "run_operation", "run_write", "set_context", "slot_name", "token_key", "trigger",
-    "trigger_problems", "update_record", "whoami"
+    "refuse_verb", "run_operation", "run_write", "server_now", "set_context", "slot_name",
+    "token_key", "trigger", "trigger_problems", "update_record", "whoami",
 ]  # fmt: skip

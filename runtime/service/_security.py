@@ -14,6 +14,8 @@ from typing import Protocol
 from runtime.mapping import Mapping
 from runtime.protocol import Caller, ProtocolError, anonymous_caller, grant_caller, ui_caller
 
+from ._rates import SharedWindows
+
 TOKEN_HEADERS = ("x-a2app-token", "x-lui-token")
 DEFAULT_HOW = (
     "Send an agent token in the X-A2App-Token header. The owner's local token is in the "
@@ -145,18 +147,29 @@ class Security:
 
 
 class RateLimiter:
-    """Fixed 60-second windows per (caller key, class), in process memory.
+    """Fixed 60-second windows per (caller key, class): in process memory, or in Redis
+    (`shared`, keyed by app id too) so that every process serving the app counts together.
 
     A key's window opens at its first request and closes 60 seconds later.
 
-    Kept off the store so the hot path makes no database write.
+    Kept off the store so the hot path makes no database write; while Redis fails,
+    the windows are counted in memory (see runtime.service._rates).
     """
 
     WINDOW_MS = 60_000
 
-    def __init__(self, limits: dict[str, int], clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        limits: dict[str, int],
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        app_id: str = "",
+        shared: SharedWindows | None = None,
+    ) -> None:
         self._limits = limits
         self._clock = clock
+        self._app_id = app_id
+        self._shared = shared
         self._windows: dict[tuple[str, str], tuple[int, int]] = {}
         self._prune_at = 10_000
         self._lock = threading.Lock()
@@ -165,6 +178,18 @@ class RateLimiter:
         limit = self._limits.get(klass, 0)
         if limit <= 0:
             return
+        counted = None
+        if self._shared is not None:
+            counted = self._shared.count(self._app_id, klass, key, self.WINDOW_MS)
+        count, left_ms = self._count(key, klass) if counted is None else counted
+        if count > limit:
+            raise ProtocolError(
+                "rate_limited",
+                f"More than {limit} {klass} requests in a minute.",
+                retryAfterSeconds=max(1, math.ceil(left_ms / 1000)),
+            )
+
+    def _count(self, key: str, klass: str) -> tuple[int, int]:
         now_ms = int(self._clock() * 1000)
         with self._lock:
             start, count = self._windows.get((key, klass), (now_ms, 0))
@@ -177,13 +202,7 @@ class RateLimiter:
                 self._prune_at = max(10_000, 2 * len(self._windows))
             count += 1
             self._windows[(key, klass)] = (start, count)
-        if count > limit:
-            left_ms = start + self.WINDOW_MS - now_ms
-            raise ProtocolError(
-                "rate_limited",
-                f"More than {limit} {klass} requests in a minute.",
-                retryAfterSeconds=max(1, math.ceil(left_ms / 1000)),
-            )
+        return count, start + self.WINDOW_MS - now_ms
 
 
 def rate_key(headers: dict[str, str]) -> str:

@@ -18,6 +18,7 @@ from ._describer import Describer
 from ._fanout import process_gate
 from ._feed import ChangeFeed
 from ._jobs import JobRunner
+from ._rates import SharedWindows
 from ._reads import Reads
 from ._realtime import Realtime
 from ._security import RateLimiter, Security
@@ -35,6 +36,7 @@ class RuntimeState:
     audit_file: Path | None = None
     fanout: asyncio.Semaphore = field(default_factory=process_gate)
     clock: Clock = field(default_factory=SystemClock)  # what schedules read and wait on
+    shared_windows: SharedWindows | None = None  # rate windows in Redis (`serve --redis`)
     security: Security = field(init=False)
     limiter: RateLimiter = field(init=False)
     schema_version: str = field(init=False)
@@ -49,7 +51,9 @@ class RuntimeState:
         app_id = self.mapping.app.id
         self.security = Security(self.mapping, lambda token: self.store.find_grant(token, app_id))
         limits = self.mapping.serve.rate_limits
-        self.limiter = RateLimiter({"data": limits.data, "ops": limits.ops})
+        self.limiter = RateLimiter(
+            {"data": limits.data, "ops": limits.ops}, app_id=app_id, shared=self.shared_windows
+        )
         # The mapping is frozen for the life of the process, so the fingerprint is too.
         self.schema_version = schema_version(self.mapping)
         self.describer = Describer()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -20,8 +20,9 @@ from . import _ops as ops
 from . import _plane as plane
 from . import _realtime as realtime
 from . import _records as records
-from ._adapter import Handler, Lookup, endpoint
-from ._http import error_reply, log
+from ._adapter import Call, Handler, Lookup, endpoint
+from ._directory import APPS, ServedApp, directory_doc
+from ._http import error_reply, log, reply
 from ._middleware import Intake
 
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
@@ -64,7 +65,7 @@ def _others(*taken: list[str]) -> list[str]:
     return [m for m in ALL_METHODS if m not in used]
 
 
-def _routes(app: FastAPI) -> None:
+def _routes(app: FastAPI, directory: Sequence[ServedApp]) -> None:
     def add(
         path: str, handler: Handler, methods: list[str], *, rate: str | None = None,
         audited: bool = False, body: bool = False, lookup: Lookup | None = None,
@@ -81,6 +82,13 @@ def _routes(app: FastAPI) -> None:
     add(DESCRIBE + "/{module}", a2app.describe_module, ALL_METHODS)
     add(DESCRIBE + "/{module}/{entity}", a2app.describe_entity, ALL_METHODS)
     add("/api/_a2app/whoami", a2app.whoami, ALL_METHODS)
+
+    async def apps(call: Call) -> Response:
+        """The apps this runtime serves, this one among them (not metered, like identity)."""
+        call.only()
+        return reply(directory_doc(directory))
+
+    add(APPS, apps, ALL_METHODS)
     add("/api/_a2app/receipts", a2app.receipts, ALL_METHODS, rate="data")
     # The app->agent plane (§8, §14): rate class data; a task action reads its body.
     add("/api/_a2app/events", plane.events, ALL_METHODS, rate="data")
@@ -124,7 +132,10 @@ def _routes(app: FastAPI) -> None:
     app.router.add_route("/{rest:path}", _not_found, methods=ALL_METHODS)
 
 
-def create_app(state: RuntimeState) -> FastAPI:
+def create_app(state: RuntimeState, *, directory: Sequence[ServedApp] | None = None) -> FastAPI:
+    """The app of one served mapping; `directory` is every app served beside it (by
+    default this one alone, at the root), listed by `GET /api/_a2app/apps`."""
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state.jobs.sweep()
@@ -153,7 +164,9 @@ def create_app(state: RuntimeState) -> FastAPI:
     app.add_exception_handler(HTTPException, _framework_error)
     app.add_exception_handler(RequestValidationError, _framework_error)
     app.add_exception_handler(Exception, _unexpected)
-    _routes(app)
+    if directory is None:
+        directory = (ServedApp(state.mapping.app.id, state.mapping.app.name, ""),)
+    _routes(app, directory)
     hosts = service.allowed_hosts(state.mapping)
     app.add_middleware(Intake, allowed=lambda host: service.host_allowed(host, hosts))
     return app

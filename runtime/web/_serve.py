@@ -1,4 +1,4 @@
-"""Serve one mapping: the state opened by the service, the app on uvicorn."""
+"""Serve mappings: the states opened by the service, their app(s) on uvicorn."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from pathlib import Path
 import uvicorn
 
 from runtime.gateway import MCP_PATH, mount_mcp
-from runtime.service import RuntimeState, ServeOptions, build_state
+from runtime.service import RuntimeState, ServeOptions, build_states
 
-from ._app import create_app
+from ._apps import Runtime, runtime_app
 
 log = logging.getLogger("a2app.runtime")
 HTTP_HEAD_LIMIT = 1024 * 1024
@@ -83,22 +83,77 @@ def _unverified_prefix(record: logging.LogRecord) -> bool:
     return True
 
 
+def _announce_line(
+    options: ServeOptions, url: str, runtime: Runtime, states: list[RuntimeState], token_file: Path
+) -> str:
+    if options.ready_json:
+        doc: dict[str, object] = {"url": url, "pid": os.getpid()}
+        if len(states) == 1:
+            doc["app"] = states[0].mapping.app.id
+        else:
+            doc["apps"] = runtime.bases
+        return json.dumps(doc)
+    if len(states) == 1:
+        app_id = states[0].mapping.app.id
+        return (
+            f"Serving {app_id} at {url} "
+            f"(identity: {url}/api/_a2app, describe: {url}/api/_a2app/describe, "
+            f"MCP: {url}{MCP_PATH})\n"
+            f"Local agent token: {token_file} (mode 0600)"
+        )
+    lines = [
+        f"Serving {len(states)} apps at {url} "
+        f"(directory: {url}/api/_a2app/apps, MCP: {url}{MCP_PATH})"
+    ]
+    for app_id, base in runtime.bases.items():
+        lines.append(f"  {app_id}: {url}{base} (describe: {url}{base}/api/_a2app/describe)")
+    lines.append(f"Local agent token: {token_file} (mode 0600)")
+    return "\n".join(lines)
+
+
+def _notes(state: RuntimeState) -> None:
+    app_id = state.mapping.app.id
+    if state.unverified:
+        print(
+            f"warning: {app_id} is served UNVERIFIED (--allow-unverified): "
+            "no fresh verification stamp matches this mapping",
+            file=sys.stderr,
+        )
+    elif state.reads_only:
+        print(f"note: {app_id} is verified for reads only; writes are refused", file=sys.stderr)
+    if state.withheld:
+        # A partial stamp: say what is not served, and why, before the first request.
+        print(f"note: {app_id} is partly verified; withheld:", file=sys.stderr)
+        for withheld in state.withheld.describe():
+            print(f"  {withheld}", file=sys.stderr)
+
+
+def _mount_mcp(runtime: Runtime, states: list[RuntimeState]) -> None:
+    """The MCP gateway at /mcp of the runtime as a whole, over every app it serves."""
+    owner = frozenset(s.mapping.app.id for s in states if s.mapping.serve.approvals == "owner")
+    origins = frozenset(o for s in states for o in s.mapping.serve.allowed_origins)
+    mount_mcp(
+        runtime.root, runtime.bases, target=runtime.app, owner_approvals=owner,
+        allowed_origins=origins,
+    )  # fmt: skip
+
+
 def run(options: ServeOptions, announce: Announce | None = None) -> None:
-    state, token_file = build_state(options)
-    sock = _bind(options.host, options.port)
+    """Serve the mappings of `options`: one at the root, several under /apps/{appId}; the
+    MCP gateway at /mcp over all of them."""
+    states, token_file = build_states(options)
+    try:
+        sock = _bind(options.host, options.port)
+    except BaseException:
+        _close(states)
+        raise
     port = sock.getsockname()[1]
     host = f"[{options.host}]" if ":" in options.host else options.host
     url = f"http://{host}:{port}"
-    app = create_app(state)
-    owner = (
-        frozenset({state.mapping.app.id})
-        if state.mapping.serve.approvals == "owner"
-        else frozenset()
-    )
-    origins = frozenset(state.mapping.serve.allowed_origins)
-    mount_mcp(app, {state.mapping.app.id: ""}, owner_approvals=owner, allowed_origins=origins)
+    runtime = runtime_app(states)
+    _mount_mcp(runtime, states)
     config = uvicorn.Config(
-        app,
+        runtime.app,
         log_level="warning",
         access_log=False,
         lifespan="on",
@@ -110,37 +165,25 @@ def run(options: ServeOptions, announce: Announce | None = None) -> None:
     )
     server = uvicorn.Server(config)
     if announce is not None:
-        line = announce(url, state, token_file)
-    elif options.ready_json:
-        line = json.dumps({"url": url, "pid": os.getpid(), "app": state.mapping.app.id})
+        line = announce(url, states[0], token_file)
     else:
-        line = (
-            f"Serving {state.mapping.app.id} at {url} "
-            f"(identity: {url}/api/_a2app, describe: {url}/api/_a2app/describe, "
-            f"MCP: {url}{MCP_PATH})\n"
-            f"Local agent token: {token_file} (mode 0600)"
-        )
-    if state.unverified:
-        print(
-            f"warning: {state.mapping.app.id} is served UNVERIFIED (--allow-unverified): "
-            "no fresh verification stamp matches this mapping",
-            file=sys.stderr,
-        )
+        line = _announce_line(options, url, runtime, states, token_file)
+    for state in states:
+        _notes(state)
+    if any(state.unverified for state in states):
         logging.getLogger("a2app").addFilter(_unverified_prefix)
-    elif state.reads_only:
-        print(
-            f"note: {state.mapping.app.id} is verified for reads only; writes are refused",
-            file=sys.stderr,
-        )
-    if state.withheld:
-        # A partial stamp: say what is not served, and why, before the first request.
-        print(f"note: {state.mapping.app.id} is partly verified; withheld:", file=sys.stderr)
-        for withheld in state.withheld.describe():
-            print(f"  {withheld}", file=sys.stderr)
     try:
         with _graceful_stop(server) as received:
             asyncio.run(_serve(server, sock, line))
         if received:
             print(f"stopped by {signal.Signals(received[0]).name}", file=sys.stderr)
     finally:
-        state.close()
+        _close(states)
+
+
+def _close(states: list[RuntimeState]) -> None:
+    """The store (shared by every app) and the Redis connection, once."""
+    states[0].close()
+    shared = states[0].shared_windows
+    if shared is not None:
+        shared.close()
