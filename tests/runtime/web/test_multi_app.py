@@ -236,27 +236,56 @@ def _mcp(served: Served, token: str) -> Client:
 
 
 @pytest.mark.anyio
-async def test_the_mcp_gateway_at_the_root_reaches_every_app(served: Served) -> None:
+async def test_the_mcp_gateway_at_the_root_drives_every_app(served: Served) -> None:
+    seen: list[str] = []
+
+    async def call(client: Client, tool: str, args: dict[str, Any]) -> Any:
+        result = await client.call_tool(tool, args)
+        seen.append(text(result))
+        return result
+
+    tag = uuid.uuid4().hex[:8]
+    lists = httpx.get(served.pocketbase.collection("lists"), headers=served.pocketbase.headers)
+    writes = {
+        "kanban-drf": ("cards", {"title": f"MCP {tag}", "list": "list_todo"}),
+        "pocketbase-kanban": (
+            "cards",
+            {"title": f"MCP {tag}", "list": lists.json()["items"][0]["id"]},
+        ),
+        "stripe-mock": ("customers", {"email": f"mcp-{tag}@example.com"}),
+    }
     async with _mcp(served, FULL) as client:
-        listed = await client.call_tool("describe", {})
+        listed = await call(client, "describe", {})
         assert {a["id"] for a in body(listed)["apps"]} == set(BASES)
-        for app_id in BASES:
-            root = await client.call_tool("describe", {"app": app_id})
+        # an app must be named when several are served
+        unnamed = await call(client, "records", {"entity": "cards", "action": "list"})
+        assert unnamed.is_error and body(unnamed)["code"] == "usage"
+        made: dict[str, str] = {}
+        for app_id, (entity, data) in writes.items():
+            root = await call(client, "describe", {"app": app_id})
             assert not root.is_error, text(root)
             assert body(root)["level"] == "root" and body(root)["app"]["id"] == app_id
-        # an app must be named when several are served
-        unnamed = await client.call_tool("records", {"entity": "cards", "action": "list"})
-        assert unnamed.is_error and body(unnamed)["code"] == "usage"
-        tag = uuid.uuid4().hex[:8]
-        made = await client.call_tool("records", {
-            "app": "kanban-drf", "entity": "cards", "action": "create",
-            "data": {"title": f"MCP {tag}", "list": "list_todo"},
-        })  # fmt: skip
-        assert not made.is_error, text(made)
-        assert text(made).splitlines()[0].startswith("Created card")
-        card = body(made)["id"]
-        direct = httpx.get(f"{served.kanban.api}/cards/{card}/", headers=served.kanban.headers)
-        assert direct.json()["title"] == f"MCP {tag}"
+            # a refused write names every violation, a correct one answers its receipt
+            target = {"app": app_id, "entity": entity, "action": "create"}
+            bad = await call(client, "records", {**target, "data": {"nope": 1}})
+            assert bad.is_error and "unknown_field" in {v["code"] for v in body(bad)["violations"]}
+            good = await call(client, "records", {**target, "data": data})
+            assert not good.is_error, text(good)
+            assert text(good).splitlines()[0].startswith("Created ")
+            made[app_id] = str(body(good)["id"])
+    card = httpx.get(f"{served.kanban.api}/cards/{made['kanban-drf']}/",
+                     headers=served.kanban.headers)  # fmt: skip
+    assert card.json()["title"] == f"MCP {tag}"
+    in_pocketbase = f"{served.pocketbase.collection('cards')}/{made['pocketbase-kanban']}"
+    assert httpx.get(in_pocketbase, headers=served.pocketbase.headers).json()["title"] == (
+        f"MCP {tag}"
+    )
+    customer = httpx.get(served.stripe.collection(f"customers/{made['stripe-mock']}"),
+                         headers=served.stripe.headers)  # fmt: skip
+    assert customer.json()["email"] == f"mcp-{tag}@example.com"
+    # no upstream's secret reaches a tool result
+    secrets = [str(s.token) for s in (served.kanban, served.pocketbase, served.stripe)]
+    assert not [t for t in seen for secret in secrets if secret in t]
     # a token granted for one app reaches that app alone through the gateway too
     async with _mcp(served, KANBAN_ONLY) as client:
         mine = await client.call_tool("describe", {"app": "kanban-drf"})
