@@ -64,6 +64,38 @@ def serve(
 
 
 @app.command()
+def mcp(
+    mappings: Annotated[
+        list[Path], typer.Argument(help="the mapping file(s) to serve", show_default=False)
+    ],
+    store: Annotated[
+        str | None, typer.Option(help="state store URL (default: $A2APP_STORE or a SQLite file)")
+    ] = None,
+    allow_unverified: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unverified",
+            help="serve a mapping without a fresh stamp from `a2map verify` (identity says so)",
+        ),
+    ] = False,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="agent token file, mode 0600 (default: $A2APP_TOKEN, else the local one)"
+        ),
+    ] = None,
+) -> None:
+    """Serve mappings to an MCP client on stdio (for desktop clients).
+
+    Four fixed tools: describe, records, operation, tasks. stdout carries only
+    the protocol; notes go to stderr. Exit 0 closed by the client, 2 usage.
+    """
+    from ._mcp import mcp_command
+
+    raise typer.Exit(mcp_command(mappings, store, allow_unverified, token_file))
+
+
+@app.command()
 def demo(
     check: Annotated[bool, typer.Option("--check", help="run the tour once and exit")] = False,
     port: Annotated[

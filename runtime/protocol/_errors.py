@@ -60,6 +60,7 @@ ErrorCode = Literal[
     "approval_pending",
     "approval_denied",
     "invalid_signature",
+    "confirmation_unavailable",
     "upstream_unavailable",
     "upstream_timeout",
     "upstream_error",
@@ -129,6 +130,9 @@ REGISTRY: dict[ErrorCode, ErrorSpec] = {
     "approval_denied": ErrorSpec(403, "no", "The owner denied this call."),
     "invalid_signature": ErrorSpec(
         401, "no", "The webhook delivery is unsigned, badly signed or outside its time window."
+    ),
+    "confirmation_unavailable": ErrorSpec(
+        403, "no", "The MCP client cannot ask its user to confirm a destructive operation."
     ),
     # upstream failures (ARCHITECTURE §6), translated in runtime.upstream only
     "upstream_unavailable": ErrorSpec(502, "later", "The upstream app cannot be reached."),

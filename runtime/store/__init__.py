@@ -28,6 +28,7 @@ from ._rows import Task as Task
 from ._rows import TaskStatus as TaskStatus
 from ._store import Store as Store
 from ._tokenfile import new_token as new_token
+from ._tokenfile import read_token_file as read_token_file
 from ._url import default_store_url as default_store_url
 from ._url import state_dir as state_dir
 
@@ -59,5 +60,6 @@ __all__ = [
     "WriteEnd",
     "default_store_url",
     "new_token",
+    "read_token_file",
     "state_dir",
 ]

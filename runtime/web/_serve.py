@@ -16,6 +16,7 @@ from pathlib import Path
 
 import uvicorn
 
+from runtime.gateway import MCP_PATH, mount_mcp
 from runtime.service import RuntimeState, ServeOptions, build_state
 
 from ._app import create_app
@@ -89,6 +90,12 @@ def run(options: ServeOptions, announce: Announce | None = None) -> None:
     host = f"[{options.host}]" if ":" in options.host else options.host
     url = f"http://{host}:{port}"
     app = create_app(state)
+    owner = (
+        frozenset({state.mapping.app.id})
+        if state.mapping.serve.approvals == "owner"
+        else frozenset()
+    )
+    mount_mcp(app, {state.mapping.app.id: ""}, owner_approvals=owner)
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -108,7 +115,8 @@ def run(options: ServeOptions, announce: Announce | None = None) -> None:
     else:
         line = (
             f"Serving {state.mapping.app.id} at {url} "
-            f"(identity: {url}/api/_a2app, describe: {url}/api/_a2app/describe)\n"
+            f"(identity: {url}/api/_a2app, describe: {url}/api/_a2app/describe, "
+            f"MCP: {url}{MCP_PATH})\n"
             f"Local agent token: {token_file} (mode 0600)"
         )
     if state.unverified:

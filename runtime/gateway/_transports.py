@@ -1,0 +1,94 @@
+"""The gateway's two transports: stdio for a desktop client, streamable HTTP at `/mcp`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from mcp.server.stdio import stdio_server
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from runtime.protocol import ProtocolError
+
+from ._gateway import Gateway, bearer
+
+MCP_PATH = "/mcp"
+
+
+class _BearerOnly:
+    """401 with `WWW-Authenticate: Bearer` (MCP's authorization convention) unless the
+    request carries a token some served app knows; the token then names the grant."""
+
+    def __init__(self, gateway: Gateway, inner: StreamableHTTPASGIApp) -> None:
+        self._gateway = gateway
+        self._inner = inner
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        token = bearer(headers)
+        if token is None or not await self._gateway.known(token):
+            said = "is not known here" if token else "is missing"
+            error = ProtocolError(
+                "agent_token_required",
+                f"The bearer token {said}: send Authorization: Bearer <agent token>.",
+            )
+            reply = JSONResponse(
+                error.body(),
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
+            await reply(scope, receive, send)
+            return
+        await self._inner(scope, receive, send)
+
+
+def mount_mcp(
+    app: Starlette,
+    bases: Mapping[str, str],
+    *,
+    owner_approvals: frozenset[str] = frozenset(),
+    path: str = MCP_PATH,
+) -> Gateway:
+    """Serve the gateway over streamable HTTP at `path` of `app` (the runtime's app, or one
+    serving several), its session manager run inside `app`'s lifespan."""
+    gateway = Gateway(app, bases, owner_approvals=owner_approvals)
+    # Host and Origin are the runtime's own guards (its middleware wraps this route too).
+    manager = StreamableHTTPSessionManager(app=gateway.server)
+    endpoint = _BearerOnly(gateway, StreamableHTTPASGIApp(manager))
+    # First, ahead of the runtime's catch-all route.
+    app.router.routes.insert(0, Route(path, endpoint=endpoint))
+    outer = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(served: Any) -> AsyncIterator[Any]:
+        context: AbstractAsyncContextManager[Any] = outer(served)
+        async with context as state, manager.run():
+            try:
+                yield state
+            finally:
+                await gateway.aclose()
+
+    app.router.lifespan_context = lifespan
+    return gateway
+
+
+async def serve_stdio(
+    app: Starlette,
+    bases: Mapping[str, str],
+    token: str,
+    *,
+    owner_approvals: frozenset[str] = frozenset(),
+) -> None:
+    """Run `app`'s lifespan and answer MCP on stdin/stdout until the client closes it."""
+    gateway = Gateway(app, bases, token=token, owner_approvals=owner_approvals)
+    try:
+        async with app.router.lifespan_context(app), stdio_server() as (read, write):
+            server = gateway.server
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        await gateway.aclose()
