@@ -62,7 +62,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, TextIO
 
 import anyio
 import httpx
@@ -148,7 +148,7 @@ def _received(transcript: Transcript, item: SessionMessage | Exception) -> None:
 
 @contextlib.asynccontextmanager
 async def connected(
-    params: StdioServerParameters, transcript: Transcript, errlog: IO[str]
+    params: StdioServerParameters, transcript: Transcript, errlog: TextIO
 ) -> AsyncIterator[ClientSession]:
     """A client session over stdio whose every received result is kept, as sent."""
     async with stdio_client(params, errlog=errlog) as (read, write):
@@ -167,7 +167,7 @@ async def connected(
                 initialized = transcript.results[-1]
                 instructions = initialized.get("instructions")
                 note = f"({characters(initialized):,} chars, read by the host; not counted)"
-                print(f"    {'initialize':<44}{'':>10}  {note}")
+                print(f"    {'initialize':<52}{'':>10}  {note}")
                 if instructions:
                     length = len(json.dumps(instructions, ensure_ascii=False))
                     transcript.steps.append(Step("initialize: instructions", length))
@@ -182,7 +182,7 @@ def _abbreviated(text: str, width: int = 70) -> str:
 
 
 def _print_step(step: Step) -> None:
-    print(f"    {_abbreviated(step.label, 44):<44}{step.chars:>10,}  {step.note}")
+    print(f"    {_abbreviated(step.label, 52):<52}{step.chars:>10,}  {step.note}")
 
 
 class WrongAnswer(RuntimeError):
@@ -225,7 +225,7 @@ def _json_in(text: str) -> Any:
     """The JSON document of a tool's text: after a receipt line, when there is one."""
     with contextlib.suppress(ValueError):
         return json.loads(text)
-    first, _, rest = text.partition("\n")
+    _receipt, _, rest = text.partition("\n")
     return json.loads(rest)
 
 
@@ -302,6 +302,7 @@ class App:
     create: dict[str, Any]
     operation: str
     operation_args: Callable[[dict[str, Any]], dict[str, Any]]
+    operation_where: str | None  # a describe that lists the operation, when not read yet
     # FastMCP: the tool names come from the spec's operationIds
     fastmcp_create: str
     fastmcp_create_args: dict[str, Any]
@@ -330,6 +331,7 @@ def _kanban(sample: Process, work: Path) -> App:
         create=card,
         operation="finish-card",
         operation_args=lambda made: {"card": made["created"]},
+        operation_where=None,  # board/cards lists it
         fastmcp_create="cards_create",
         fastmcp_create_args=card,
         fastmcp_operation="cards_finish_create",
@@ -376,6 +378,7 @@ def _stripe(mock: Process, work: Path) -> App:
         create=product,
         operation="capture-charge",
         operation_args=lambda made: {"charge": made["charge"]},
+        operation_where="charges/charges",
         fastmcp_create="PostProducts",
         fastmcp_create_args=product,
         fastmcp_operation="PostChargesChargeCapture",
@@ -393,7 +396,7 @@ def _server_env(extra: dict[str, str]) -> dict[str, str]:
     return {**{k: os.environ[k] for k in keep if k in os.environ}, **extra}
 
 
-async def gateway_transcript(app: App, work: Path, errlog: IO[str]) -> Transcript:
+async def gateway_transcript(app: App, work: Path, errlog: TextIO) -> Transcript:
     transcript = Transcript(GATEWAY)
     store = f"sqlite:///{work / f'{app.key}-store.sqlite3'}"
     token = grant(store, f"bench-{app.key}", "mcp context bench")
@@ -414,6 +417,9 @@ async def gateway_transcript(app: App, work: Path, errlog: IO[str]) -> Transcrip
         text = await call(session, transcript, "create", "records", arguments)
         made = app.setup()
         made["created"] = _record_id(_json_in(text))
+        if app.operation_where is not None:
+            lists = {"path": app.operation_where}
+            await call(session, transcript, "describe (operation)", "describe", lists)
         op = {"name": app.operation, "args": app.operation_args(made)}
         await call(session, transcript, "operation", "operation", op)
     return transcript
@@ -426,7 +432,7 @@ def _record_id(document: Any) -> str:
     raise WrongAnswer(f"no record id in the create's answer: {str(document)[:300]}")
 
 
-async def fastmcp_transcript(app: App, python: Path, work: Path, errlog: IO[str]) -> Transcript:
+async def fastmcp_transcript(app: App, python: Path, work: Path, errlog: TextIO) -> Transcript:
     transcript = Transcript(FASTMCP)
     script = work / "fastmcp_openapi_server.py"
     script.write_text(SERVER_SCRIPT)
@@ -491,9 +497,11 @@ def _summary(app: App, ours: Transcript, theirs: Transcript | None, smoke: bool)
               f"{_ratio(listing, create)}; create {_ratio(t_create, create)}; "
               f"whole transcript {_ratio(t_whole, whole)}")  # fmt: skip
         info = theirs.info
-        print(f"    {FASTMCP}: {info['tools']} tools; from_openapi built in "
-              f"{info['build_seconds']:.1f} s, start to tools/list answered "
-              f"{info['to_tools_list']:.1f} s, peak RSS {info['peak_rss'] / 1e6:,.0f} MB")
+        print(
+            f"    {FASTMCP}: {info['tools']} tools; from_openapi built in "
+            f"{info['build_seconds']:.1f} s, start to tools/list answered "
+            f"{info['to_tools_list']:.1f} s, peak RSS {info['peak_rss'] / 1e6:,.0f} MB"
+        )
     else:
         r = RECORDED_STRIPE
         print(f"    {FASTMCP} (recorded, not measured): {r['tools']} tools, tools/list "
@@ -504,11 +512,9 @@ def _summary(app: App, ours: Transcript, theirs: Transcript | None, smoke: bool)
     return met
 
 
-async def _run_app(
-    app: App, python: Path | None, work: Path, errlog: IO[str], smoke: bool
-) -> bool:
+async def _run_app(app: App, python: Path | None, work: Path, errlog: TextIO, smoke: bool) -> bool:
     print(f"\n{app.title}")
-    print(f"    {'step':<44}{'chars':>10}  what the agent reads, abbreviated")
+    print(f"    {'step':<52}{'chars':>10}  what the agent reads, abbreviated")
     ours = await gateway_transcript(app, work, errlog)
     theirs = await fastmcp_transcript(app, python, work, errlog) if python else None
     return _summary(app, ours, theirs, smoke)

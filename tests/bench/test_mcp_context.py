@@ -19,8 +19,9 @@ def test_mcp_context_benchmark_smoke_counts_both_transcripts(
     assert code == 0, out
     chars = r" +[\d,]+  "
     # the gateway's transcript, on both apps: tools/list, three describes, a create, an operation
-    for step in ("tools/list", "describe root: describe", "describe module: describe",
-                 "describe entity: describe", "create: records", "operation: operation"):  # fmt: skip
+    steps = ("tools/list", "describe root: describe", "describe module: describe",
+             "describe entity: describe", "create: records", "operation: operation")  # fmt: skip
+    for step in steps:
         assert len(re.findall(rf"    {re.escape(step)}.*?{chars}", out)) == 2, (step, out)
     # FastMCP's, on the kanban only
     assert re.search(rf"    create: cards_create .*?{chars}", out), out
