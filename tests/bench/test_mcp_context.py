@@ -18,15 +18,21 @@ def test_mcp_context_benchmark_smoke_counts_both_transcripts(
     out = capsys.readouterr().out
     assert code == 0, out
     chars = r" +[\d,]+  "
-    # the gateway's transcript, on both apps: tools/list, three describes, a create, an operation
+    kanban, stripe = out.split("\nstripe-mock (", 1)
+    # the gateway's transcript on both apps: tools/list, three describes, a create, an operation
     steps = ("tools/list", "describe root: describe", "describe module: describe",
              "describe entity: describe", "create: records", "operation: operation")  # fmt: skip
-    for step in steps:
-        assert len(re.findall(rf"    {re.escape(step)}.*?{chars}", out)) == 2, (step, out)
+    for part in (kanban, stripe):
+        ours = part.split(f"  {mcp_context.GATEWAY}\n", 1)[1].split("\n\n", 1)[0]
+        for step in steps:
+            assert re.search(rf"    {re.escape(step)}.*?{chars}", ours), (step, part)
+    assert re.search(rf"    describe \(operation\): describe.*?{chars}", stripe), stripe
     # FastMCP's, on the kanban only
-    assert re.search(rf"    create: cards_create .*?{chars}", out), out
-    assert re.search(rf"    operation: cards_finish_create .*?{chars}", out), out
-    assert "PostProducts" not in out  # FastMCP is never built on Stripe's spec in smoke
+    theirs = kanban.split(f"  {mcp_context.FASTMCP} {mcp_context.FASTMCP_VERSION}\n", 1)[1]
+    assert re.search(rf"    tools/list{chars}28 tools", theirs), kanban
+    assert re.search(rf"    create: cards_create .*?{chars}", theirs), kanban
+    assert re.search(rf"    operation: cards_finish_create .*?{chars}", theirs), kanban
+    assert mcp_context.FASTMCP not in stripe.split("Totals, stripe:")[0]  # never built in smoke
     for app in ("kanban", "stripe"):
         total = rf"{re.escape(mcp_context.GATEWAY)}: create one record [\d,]+ chars \(target"
         assert re.search(rf"Totals, {app}:\n    {total}", out), out
