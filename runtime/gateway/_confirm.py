@@ -54,17 +54,20 @@ def question(app: str, name: str, args: dict[str, Any]) -> str:
 
 class Seal:
     """Binds an `input_required` answer to the question asked: the state the client
-    echoes back is a MAC over the app, operation and arguments under a process key."""
+    echoes back is a MAC over the caller's credential, the app, the operation and its
+    arguments under a process key, so it confirms nothing else and for no one else."""
 
     def __init__(self) -> None:
         self._key = secrets.token_bytes(32)
 
-    def of(self, app: str, name: str, args: dict[str, Any]) -> str:
-        text = compact([app, name, args]).encode("utf-8")
+    def of(self, caller: str | None, app: str, name: str, args: dict[str, Any]) -> str:
+        text = compact([caller, app, name, args]).encode("utf-8")
         return hmac.new(self._key, text, hashlib.sha256).hexdigest()
 
-    def matches(self, state: str | None, app: str, name: str, args: dict[str, Any]) -> bool:
-        return state is not None and hmac.compare_digest(state, self.of(app, name, args))
+    def matches(
+        self, state: str | None, caller: str | None, app: str, name: str, args: dict[str, Any]
+    ) -> bool:
+        return state is not None and hmac.compare_digest(state, self.of(caller, app, name, args))
 
 
 def ask(message: str, state: str) -> types.InputRequiredResult:

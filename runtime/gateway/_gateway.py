@@ -22,6 +22,10 @@ from ._tools import TOOLS, Call, check
 NAME = "a2app-gateway"
 # The list is the same for every caller and every app: one fixed set, cacheable by all.
 TOOLS_TTL_MS = 24 * 3600 * 1000
+_PENDING = (
+    "The owner has not approved this call yet; ask them to run "
+    "`a2map approvals approve {key}`, then make the same call again."
+)
 
 
 def bearer(headers: Mapping[str, str]) -> str | None:
@@ -151,14 +155,20 @@ class Gateway:
         if request.app in self._owner:
             # The owner decides out of band; the key alone runs nothing, so presenting it
             # here only asks whether the owner has said yes yet.
-            return rendered(await self._dispatch.send(request.approved(key), token))
+            reply = await self._dispatch.send(request.approved(key), token)
+            if reply.code == "approval_pending":
+                # the model holds no key: what it does next is the same call again
+                reply = Reply(
+                    reply.status, {**reply.body, "message": _PENDING.format(key=key)}, None
+                )
+            return rendered(reply)
         if not confirm.can_ask(ctx):
             return refused(confirm.unavailable(name))
         args = call.object("args") or {}
         message = confirm.question(request.app, name, args)
         if confirm.uses_input_required(ctx):
-            state = self._seal.of(request.app, name, args)
-            if not self._seal.matches(params.request_state, request.app, name, args):
+            state = self._seal.of(token, request.app, name, args)
+            if not self._seal.matches(params.request_state, token, request.app, name, args):
                 return confirm.ask(message, state)
             answer: object = (params.input_responses or {}).get(confirm.QUESTION)
         else:

@@ -36,13 +36,13 @@ def _schema(required: list[str], **properties: Any) -> dict[str, Any]:
 TOOLS: tuple[types.Tool, ...] = (
     types.Tool(
         name="describe",
-        description="App map: path '', module, module/entity[/id]",
+        description="path: '', module, module/entity[/id]",
         input_schema=_schema([], **_APP, path=_STR, find=_STR),
         annotations=types.ToolAnnotations(read_only_hint=True),
     ),
     types.Tool(
         name="records",
-        description="CRUD; query: filter,sort,page,perPage,expand,fields",
+        description="query: filter,sort,page,perPage,expand,fields; key: Idempotency-Key",
         input_schema=_schema(
             ["entity", "action"],
             entity=_STR,
@@ -51,16 +51,17 @@ TOOLS: tuple[types.Tool, ...] = (
             id=_STR,
             data=_OBJ,
             query=_OBJ,
+            key=_STR,
         ),
     ),
     types.Tool(
         name="operation",
         description="Run an operation",
-        input_schema=_schema(["name"], name=_STR, **_APP, args=_OBJ),
+        input_schema=_schema(["name"], name=_STR, **_APP, args=_OBJ, key=_STR),
     ),
     types.Tool(
         name="tasks",
-        description="Events and agent tasks",
+        description="Events, agent tasks",
         input_schema=_schema(
             ["action"],
             action={"enum": list(TASK_ACTIONS)},

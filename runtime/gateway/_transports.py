@@ -22,14 +22,26 @@ MCP_PATH = "/mcp"
 
 class _BearerOnly:
     """401 with `WWW-Authenticate: Bearer` (MCP's authorization convention) unless the
-    request carries a token some served app knows; the token then names the grant."""
+    request carries a token some served app knows; the token then names the grant.
 
-    def __init__(self, gateway: Gateway, inner: StreamableHTTPASGIApp) -> None:
+    A browser Origin other than the apps' own is refused first, as MCP asks of a server
+    on streamable HTTP (the runtime's Host guard already ran).
+    """
+
+    def __init__(
+        self, gateway: Gateway, inner: StreamableHTTPASGIApp, origins: frozenset[str]
+    ) -> None:
         self._gateway = gateway
         self._inner = inner
+        self._origins = origins
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        origin = headers.get("origin")
+        if origin is not None and origin not in self._origins:
+            error = ProtocolError("forbidden_origin", f"Origin {origin} is not allowed here.")
+            await JSONResponse(error.body(), status_code=error.status)(scope, receive, send)
+            return
         token = bearer(headers)
         if token is None or not await self._gateway.known(token):
             said = "is not known here" if token else "is missing"
@@ -52,14 +64,16 @@ def mount_mcp(
     bases: Mapping[str, str],
     *,
     owner_approvals: frozenset[str] = frozenset(),
+    allowed_origins: frozenset[str] = frozenset(),
     path: str = MCP_PATH,
 ) -> Gateway:
     """Serve the gateway over streamable HTTP at `path` of `app` (the runtime's app, or one
-    serving several), its session manager run inside `app`'s lifespan."""
+    serving several), its session manager run inside `app`'s lifespan. `allowed_origins`
+    are the apps' own UI origins (`serve.allowedOrigins`)."""
     gateway = Gateway(app, bases, owner_approvals=owner_approvals)
     # Host and Origin are the runtime's own guards (its middleware wraps this route too).
     manager = StreamableHTTPSessionManager(app=gateway.server)
-    endpoint = _BearerOnly(gateway, StreamableHTTPASGIApp(manager))
+    endpoint = _BearerOnly(gateway, StreamableHTTPASGIApp(manager), allowed_origins)
     # First, ahead of the runtime's catch-all route.
     app.router.routes.insert(0, Route(path, endpoint=endpoint))
     outer = app.router.lifespan_context

@@ -95,7 +95,8 @@ def run(options: ServeOptions, announce: Announce | None = None) -> None:
         if state.mapping.serve.approvals == "owner"
         else frozenset()
     )
-    mount_mcp(app, {state.mapping.app.id: ""}, owner_approvals=owner)
+    origins = frozenset(state.mapping.serve.allowed_origins)
+    mount_mcp(app, {state.mapping.app.id: ""}, owner_approvals=owner, allowed_origins=origins)
     config = uvicorn.Config(
         app,
         log_level="warning",
