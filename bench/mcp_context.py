@@ -11,7 +11,8 @@ Two apps, each driven through both servers by the MCP SDK's own client
     token in ``A2APP_TOKEN`` (a grant of scope ``*`` made in the store first). The
     transcript is what an agent does to learn the fields and write once:
     ``tools/list``, ``describe`` of the root, of the module and of the entity, one
-    create; then, apart, one operation run.
+    create; then, apart, one operation run (after a describe of the entity that
+    lists it, when that was not read yet).
 ``FastMCP from_openapi``
     ``FastMCP.from_openapi(spec, client=httpx2.AsyncClient(base_url=upstream,
     headers=auth))`` served over stdio, the spec being the one the upstream
@@ -455,7 +456,7 @@ async def fastmcp_transcript(app: App, python: Path, work: Path, errlog: TextIO)
     started = time.perf_counter()
     async with connected(params, transcript, errlog) as session:
         tools = await list_tools(session, transcript)
-        transcript.info["to_tools_list"] = time.perf_counter() - started
+        transcript.info["to_tools_list"] = time.perf_counter() - started  # the client's too
         transcript.info["tools"] = len(tools)
         names = {tool["name"] for tool in tools}
         for wanted in (app.fastmcp_create, app.fastmcp_operation):
@@ -502,7 +503,7 @@ def _summary(app: App, ours: Transcript, theirs: Transcript | None, smoke: bool)
         info = theirs.info
         print(
             f"    {FASTMCP}: {info['tools']} tools; from_openapi built in "
-            f"{info['build_seconds']:.1f} s, start to tools/list answered "
+            f"{info['build_seconds']:.1f} s, start to tools/list received "
             f"{info['to_tools_list']:.1f} s, peak RSS {info['peak_rss'] / 1e6:,.0f} MB"
         )
     else:
