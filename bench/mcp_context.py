@@ -407,7 +407,8 @@ async def gateway_transcript(app: App, work: Path, errlog: TextIO) -> Transcript
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "mapper", "mcp", str(app.mapping), "--store", store, "--allow-unverified"],
-        env=_server_env({**app.env, "A2APP_TOKEN": token}),
+        # its home (audit log and the like) in the run's directory, not the repository
+        env=_server_env({**app.env, "A2APP_TOKEN": token, "A2APP_HOME": str(work)}),
         cwd=REPO,
     )
     print(f"\n  {GATEWAY}")
