@@ -17,7 +17,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from runtime.gateway import serve_stdio
+from runtime.gateway import UnknownToken, serve_stdio
 from runtime.mapping import MappingError
 from runtime.service import RuntimeState
 from runtime.store import StoreError, TokenFileError, read_token_file
@@ -91,6 +91,13 @@ def mcp_command(
         return Exit.USAGE
     except MappingError as exc:
         print(f"a2map mcp: the mapping cannot be served:\n{exc.render()}", file=sys.stderr)
+        return Exit.USAGE
+    except UnknownToken as exc:
+        print(
+            f"a2map mcp: the agent token is not known to {exc} (unknown, revoked or expired); "
+            "make one with `a2map token create`",
+            file=sys.stderr,
+        )
         return Exit.USAGE
     except TokenFileError as exc:
         print(f"a2map mcp: {exc}", file=sys.stderr)

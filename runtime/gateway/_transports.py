@@ -20,6 +20,10 @@ from ._gateway import Gateway, bearer
 MCP_PATH = "/mcp"
 
 
+class UnknownToken(Exception):
+    """The stdio client's agent token is known to none of the served apps."""
+
+
 class _BearerOnly:
     """401 with `WWW-Authenticate: Bearer` (MCP's authorization convention) unless the
     request carries a token some served app knows; the token then names the grant.
@@ -98,11 +102,22 @@ async def serve_stdio(
     *,
     owner_approvals: frozenset[str] = frozenset(),
 ) -> None:
-    """Run `app`'s lifespan and answer MCP on stdin/stdout until the client closes it."""
+    """Run `app`'s lifespan and answer MCP on stdin/stdout until the client closes it.
+
+    Raises `UnknownToken` before reading stdin when no served app knows `token`: a
+    desktop client shows a server that exits at once, not one whose every call fails.
+    """
     gateway = Gateway(app, bases, token=token, owner_approvals=owner_approvals)
     try:
-        async with app.router.lifespan_context(app), stdio_server() as (read, write):
-            server = gateway.server
-            await server.run(read, write, server.create_initialization_options())
+        async with app.router.lifespan_context(app):
+            if not await gateway.known(token):
+                raise UnknownToken(", ".join(bases))
+            await _answer(gateway)
     finally:
         await gateway.aclose()
+
+
+async def _answer(gateway: Gateway) -> None:
+    async with stdio_server() as (read, write):
+        server = gateway.server
+        await server.run(read, write, server.create_initialization_options())

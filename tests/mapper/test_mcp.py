@@ -151,6 +151,19 @@ async def test_several_apps(served: Served) -> None:
             assert not cards.is_error and body(cards)["items"]
 
 
+def test_refuses_an_unknown_token(served: Served) -> None:
+    env = {**served.env, "A2APP_TOKEN": "a2app_not_a_grant"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mapper", "mcp", str(KANBAN_DRF), "--allow-unverified",
+         "--store", served.store],
+        capture_output=True, text=True, timeout=60, cwd=served.cwd, env=env,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "not known to kanban-drf" in done.stderr and "a2app_not_a_grant" not in done.stderr
+
+
 def test_refuses_a_token_file_others_can_read(tmp_path: Path) -> None:
     token = tmp_path / "token"
     token.write_text(CLIENT_TOKEN + "\n")
