@@ -171,7 +171,7 @@ async def connected(
                 initialized = transcript.results[-1]
                 instructions = initialized.get("instructions")
                 note = f"({characters(initialized):,} chars, read by the host; not counted)"
-                print(f"    {'initialize':<52}{'':>10}  {note}")
+                print(f"    {'initialize':<52}{'':>12}  {note}")
                 if instructions:
                     length = len(json.dumps(instructions, ensure_ascii=False))
                     transcript.steps.append(Step("initialize: instructions", length))
@@ -186,7 +186,7 @@ def _abbreviated(text: str, width: int = 70) -> str:
 
 
 def _print_step(step: Step) -> None:
-    print(f"    {_abbreviated(step.label, 52):<52}{step.chars:>10,}  {step.note}")
+    print(f"    {_abbreviated(step.label, 52):<52}{step.chars:>12,}  {step.note}")
 
 
 class WrongAnswer(RuntimeError):
@@ -519,7 +519,7 @@ def _summary(app: App, ours: Transcript, theirs: Transcript | None, smoke: bool)
 
 async def _run_app(app: App, python: Path | None, work: Path, errlog: TextIO, smoke: bool) -> bool:
     print(f"\n{app.title}")
-    print(f"    {'step':<52}{'chars':>10}  what the agent reads, abbreviated")
+    print(f"    {'step':<52}{'chars':>12}  what the agent reads, abbreviated")
     ours = await gateway_transcript(app, work, errlog)
     theirs = await fastmcp_transcript(app, python, work, errlog) if python else None
     return _summary(app, ours, theirs, smoke)
