@@ -80,7 +80,7 @@ GATEWAY = "gateway (a2map mcp)"
 FASTMCP = "FastMCP from_openapi"
 TARGETS = {"kanban": 3_000, "stripe": 6_000}  # characters to create one record
 # Seconds a call may take: the SDK's stdio client reads FastMCP's tools/list on Stripe's spec,
-# one line of about 190 MB, by joining it chunk by chunk, which takes it about ten minutes.
+# one line of about 190 MB, by joining it chunk by chunk, which takes it 7 to 11 minutes.
 CALL_TIMEOUT = 1800.0
 # FastMCP on Stripe's spec, as measured in full mode on this project's 2-core machine.
 RECORDED_STRIPE = {"seconds": 51.7, "peak_gb": 2.1, "tools": 452, "chars": 189_500_000}
