@@ -29,12 +29,16 @@ on it), and stripe-mock with Stripe's OpenAPI as ``samples/setup.sh`` installs i
 ``tests/stacks/test_stripe.py`` does; create one product, run ``capture-charge`` on
 a charge made uncaptured beforehand, straight on the mock).
 
-What is counted: every JSON-RPC result the agent reads, each serialized as compact
-JSON (``json.dumps(result, separators=(",", ":"), ensure_ascii=False)``), the same
-function for both servers, taken from the messages as the client received them
-(before the SDK parses them into its types). ``initialize`` is shown but not
-counted: its capabilities and versions are read by the host, not the model; only its
-``instructions``, which hosts hand to the model, are counted when a server sends them.
+What is counted, the same way for both servers, from the messages as the client
+received them (before the SDK parses them into its types): what a host puts before the
+model. Of ``tools/list``, the ``tools`` array as compact JSON (``json.dumps(...,
+separators=(",", ":"), ensure_ascii=False)``: names, descriptions, input schemas,
+annotations); of a tool's result, the text of its content blocks as the model reads it
+(other blocks, and ``structuredContent`` when a server sends it, as compact JSON);
+of ``initialize``, the server's ``instructions``, which hosts hand to the model (its
+capabilities and versions are read by the host and not counted). Beside it, every
+step prints the whole JSON-RPC result as it travels (``wire``: the envelope, the
+list's cache hints and the text's JSON escaping included), and so do the totals.
 
 Targets (full mode; exit 1 on a miss): at most 3,000 characters to create one card on
 the kanban through the gateway, at most 6,000 to create one product on Stripe. The
@@ -110,16 +114,30 @@ server.run(transport="stdio", show_banner=False)
 # ---------------------------------------------------------------- counting
 
 
+def compact(value: Any) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+
 def characters(result: dict[str, Any]) -> int:
-    """What the agent reads of one result: the object as compact JSON."""
-    return len(json.dumps(result, separators=(",", ":"), ensure_ascii=False))
+    """What the model reads of one result: the tools of a tools/list; the text of a tool
+    result's content blocks (other blocks and structuredContent as compact JSON)."""
+    if "tools" in result:
+        return compact(result["tools"])
+    count = 0
+    for part in result.get("content", []):
+        text = part.get("text") if isinstance(part, dict) else None
+        count += len(text) if isinstance(text, str) else compact(part)
+    if "structuredContent" in result:
+        count += compact(result["structuredContent"])
+    return count
 
 
 @dataclass
 class Step:
     label: str
-    chars: int
+    chars: int  # what the model reads
     note: str = ""
+    wire: int = 0  # the whole JSON-RPC result, as compact JSON
 
 
 @dataclass
@@ -135,6 +153,14 @@ class Transcript:
         count = 0
         for step in self.steps:
             count += step.chars
+            if upto is not None and step.label.startswith(upto):
+                break
+        return count
+
+    def wire_total(self, upto: str | None = None) -> int:
+        count = 0
+        for step in self.steps:
+            count += step.wire
             if upto is not None and step.label.startswith(upto):
                 break
         return count
@@ -170,11 +196,12 @@ async def connected(
                 await session.initialize()
                 initialized = transcript.results[-1]
                 instructions = initialized.get("instructions")
-                note = f"({characters(initialized):,} chars, read by the host; not counted)"
-                print(f"    {'initialize':<52}{'':>12}  {note}")
+                note = f"({compact(initialized):,} chars, read by the host; not counted)"
+                print(f"    {'initialize':<52}{'':>12} {'':>12}  {note}")
                 if instructions:
                     length = len(json.dumps(instructions, ensure_ascii=False))
-                    transcript.steps.append(Step("initialize: instructions", length))
+                    step = Step("initialize: instructions", len(instructions), wire=length)
+                    transcript.steps.append(step)
                     _print_step(transcript.steps[-1])
                 yield session
             group.cancel_scope.cancel()
@@ -186,7 +213,7 @@ def _abbreviated(text: str, width: int = 70) -> str:
 
 
 def _print_step(step: Step) -> None:
-    print(f"    {_abbreviated(step.label, 52):<52}{step.chars:>12,}  {step.note}")
+    print(f"    {_abbreviated(step.label, 52):<52}{step.chars:>12,} {step.wire:>12,}  {step.note}")
 
 
 class WrongAnswer(RuntimeError):
@@ -198,7 +225,9 @@ async def list_tools(session: ClientSession, transcript: Transcript) -> list[dic
     await session.list_tools()
     result = transcript.results[mark]
     tools: list[dict[str, Any]] = result["tools"]
-    transcript.steps.append(Step("tools/list", characters(result), f"{len(tools)} tools"))
+    transcript.steps.append(
+        Step("tools/list", characters(result), f"{len(tools)} tools", compact(result))
+    )
     _print_step(transcript.steps[-1])
     return tools
 
@@ -216,8 +245,9 @@ async def call(
         str(part.get("text", "")) for part in result.get("content", []) if isinstance(part, dict)
     )
     shown = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+    note = _abbreviated(text, 60)
     transcript.steps.append(
-        Step(f"{label}: {tool} {shown}", characters(result), _abbreviated(text, 60))
+        Step(f"{label}: {tool} {shown}", characters(result), note, compact(result))
     )
     _print_step(transcript.steps[-1])
     if result.get("isError"):
@@ -493,6 +523,8 @@ def _summary(app: App, ours: Transcript, theirs: Transcript | None, smoke: bool)
     print(f"\n  Totals, {app.key}:")
     print(f"    {GATEWAY}: create one record {create:,} chars (target <= {target:,}: {verdict});"
           f" with the operation {whole:,} chars")  # fmt: skip
+    print(f"    {GATEWAY}, on the wire: create one record {ours.wire_total(upto='create'):,}"
+          f" chars; with the operation {ours.wire_total():,} chars")  # fmt: skip
     if theirs is not None:
         listing = theirs.steps[[s.label for s in theirs.steps].index("tools/list")].chars
         t_create, t_whole = theirs.total(upto="create"), theirs.total()
@@ -519,7 +551,7 @@ def _summary(app: App, ours: Transcript, theirs: Transcript | None, smoke: bool)
 
 async def _run_app(app: App, python: Path | None, work: Path, errlog: TextIO, smoke: bool) -> bool:
     print(f"\n{app.title}")
-    print(f"    {'step':<52}{'chars':>12}  what the agent reads, abbreviated")
+    print(f"    {'step':<52}{'read':>12} {'wire':>12}  what the agent reads, abbreviated")
     ours = await gateway_transcript(app, work, errlog)
     theirs = await fastmcp_transcript(app, python, work, errlog) if python else None
     return _summary(app, ours, theirs, smoke)
@@ -538,7 +570,8 @@ def run(args: argparse.Namespace) -> int:
         errlog = (work / "servers.log").open("w")
         try:
             print(f"Characters an agent reads through MCP: {GATEWAY} beside {FASTMCP} "
-                  f"{FASTMCP_VERSION} (compact JSON of every result)")  # fmt: skip
+                  f"{FASTMCP_VERSION} (read: what the host puts before the model; wire: the "
+                  "JSON-RPC result)")  # fmt: skip
             with _running(
                 "the Django sample",
                 [sys.executable, "-m", "samples.kanban_drf", "serve", "--port", "0"],

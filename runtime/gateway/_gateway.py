@@ -61,7 +61,6 @@ class Gateway:
         self.server: Server[Any] = Server(
             NAME,
             version=version,
-            instructions="Start with describe (no path) and follow its `next` hints.",
             cache_hints={"tools/list": CacheHint(ttl_ms=TOOLS_TTL_MS, scope="public")},
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,

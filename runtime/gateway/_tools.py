@@ -36,13 +36,13 @@ def _schema(required: list[str], **properties: Any) -> dict[str, Any]:
 TOOLS: tuple[types.Tool, ...] = (
     types.Tool(
         name="describe",
-        description="path: '', module, module/entity[/id]",
+        description="Start at path ''; then follow next",
         input_schema=_schema([], **_APP, path=_STR, find=_STR),
         annotations=types.ToolAnnotations(read_only_hint=True),
     ),
     types.Tool(
         name="records",
-        description="query: filter,sort,page,perPage,expand,fields; key: Idempotency-Key",
+        description="query: filter,sort,page,perPage,expand,fields; key: idempotency",
         input_schema=_schema(
             ["entity", "action"],
             entity=_STR,
@@ -56,12 +56,10 @@ TOOLS: tuple[types.Tool, ...] = (
     ),
     types.Tool(
         name="operation",
-        description="Run an operation",
         input_schema=_schema(["name"], name=_STR, **_APP, args=_OBJ, key=_STR),
     ),
     types.Tool(
         name="tasks",
-        description="Events, agent tasks",
         input_schema=_schema(
             ["action"],
             action={"enum": list(TASK_ACTIONS)},

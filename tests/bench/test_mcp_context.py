@@ -17,7 +17,7 @@ def test_mcp_context_benchmark_smoke_counts_both_transcripts(
     code = mcp_context.main(["--smoke"])
     out = capsys.readouterr().out
     assert code == 0, out
-    chars = r" +[\d,]+  "
+    chars = r" +[\d,]+ +[\d,]+  "
     kanban, stripe = out.split("\nstripe-mock (", 1)
     # the gateway's transcript on both apps: tools/list, three describes, a create, an operation
     steps = ("tools/list", "describe root: describe", "describe module: describe",
