@@ -68,6 +68,8 @@ class Withheld:
 
     def write_refusals(self, entity: str, op: str, fields: Iterable[str] = ()) -> tuple[str, ...]:
         """The refused claims that withhold this write of `entity`, with these fields."""
+        if entity not in self.writes and entity not in self.narrowed:
+            return ()  # nothing of this entity withheld: every write asks this first
         whole = self.writes.get(entity, ())
         named = set(fields)
         narrow = tuple(

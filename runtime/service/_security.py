@@ -23,6 +23,7 @@ DEFAULT_HOW = (
 )
 _LOOPBACK_V4 = re.compile(r"127\.\d{1,3}\.\d{1,3}\.\d{1,3}", re.ASCII)
 HOW_MAX = 300
+SCOPE_LISTS_KEPT = 256  # distinct scope lists of grants; more only empties the memo
 
 
 class GrantLike(Protocol):
@@ -95,10 +96,26 @@ class Security:
     # made once here, not on every request.
     ui: Caller = field(init=False)
     anonymous: Caller = field(init=False)
+    # A grant's scopes as the mapping expands them (`*` to every scope of the app): a pure
+    # function of the two, worked out once per distinct scope list, not per request.
+    # Grants themselves are read fresh on every request, so a revocation holds at once.
+    _expanded: dict[tuple[str, ...], frozenset[str]] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ui", ui_caller(self.mapping))
         object.__setattr__(self, "anonymous", anonymous_caller(self.mapping))
+        object.__setattr__(self, "_expanded", {})
+
+    def _caller(self, grant: GrantLike) -> Caller:
+        key = tuple(grant.scopes)
+        scopes = self._expanded.get(key)
+        if scopes is not None:
+            return Caller("grant", grant.id, grant.agent_name, grant.principal, scopes)
+        caller = grant_caller(self.mapping, grant.id, grant.agent_name, grant.principal, key)
+        if len(self._expanded) >= SCOPE_LISTS_KEPT:
+            self._expanded.clear()
+        self._expanded[key] = caller.scopes
+        return caller
 
     def render_caller(self, headers: dict[str, str]) -> Caller:
         """Access as describe renders it: never refuses (§6)."""
@@ -113,7 +130,7 @@ class Security:
         grant = self.lookup(token) if token else None
         if grant is None:
             return None
-        return grant_caller(self.mapping, grant.id, grant.agent_name, grant.principal, grant.scopes)
+        return self._caller(grant)
 
     def authorize(self, headers: dict[str, str], scope: str | None, *, write: bool) -> Caller:
         """The protocol's `authorize(scope, isWrite)`, step by step (§16)."""
@@ -136,9 +153,7 @@ class Security:
             if write or self.mapping.serve.auth_mode == "multi-user":
                 raise ProtocolError("agent_token_required", how=how_text(self.mapping))
             return self.anonymous
-        caller = grant_caller(
-            self.mapping, grant.id, grant.agent_name, grant.principal, grant.scopes
-        )
+        caller = self._caller(grant)
         if scope is not None and scope not in caller.scopes:
             raise ProtocolError(
                 "insufficient_scope", f"This credential lacks the scope {scope}.", required=scope

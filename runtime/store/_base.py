@@ -11,6 +11,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.sql.expression import Executable
 
+from ._engine import immediate
 from ._errors import StoreUnavailableError, driver_reason
 from ._url import safe_url
 
@@ -19,7 +20,6 @@ Clock = Callable[[], datetime]
 
 class StoreBase:
     _engine: Engine
-    _writer: Engine
     _clock: Clock
 
     def _now(self) -> datetime:
@@ -33,8 +33,13 @@ class StoreBase:
     @contextmanager
     def _write(self) -> Iterator[Connection]:
         """One short write transaction, committed on exit."""
-        with self._translated(), self._writer.begin() as connection:
-            yield connection
+        with self._translated(), self._engine.connect() as connection:
+            # Only the BEGIN is immediate: a read made meanwhile (another connection)
+            # begins as reads do.
+            with immediate():
+                transaction = connection.begin()
+            with transaction:
+                yield connection
 
     @contextmanager
     def _translated(self) -> Iterator[None]:

@@ -6,6 +6,9 @@ import os
 import sqlite3
 import stat
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +16,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.util import CommandError
 from sqlalchemy import Engine, create_engine, event, inspect, text
-from sqlalchemy.engine import URL, Connection
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, NoSuchModuleError
 from sqlalchemy.pool import StaticPool
 
@@ -33,10 +36,23 @@ _PG_LOCK_CLASS = 0x41324150
 _PG_MIGRATION_LOCK = text(
     "SELECT pg_advisory_xact_lock(:cls, hashtext(coalesce(current_schema(), '')))"
 )
-# Write transactions ask for this so SQLite takes its write lock up front
-# (BEGIN IMMEDIATE): a read lock upgraded mid-transaction fails at once with
-# "database is locked" instead of waiting for the busy timeout.
-WRITE_OPTIONS: dict[str, Any] = {"a2app_sqlite_begin": "IMMEDIATE"}
+# How the next SQLite transaction of this thread or task begins. Write transactions
+# ask for IMMEDIATE (`immediate()`) so SQLite takes its write lock up front: a read
+# lock upgraded mid-transaction fails at once with "database is locked" instead of
+# waiting for the busy timeout. Read by the dialect's `do_begin`, not by a "begin"
+# event: an engine with any connection event runs SQLAlchemy's event dispatch on
+# every statement, and the store runs a few statements on every request.
+_BEGIN_MODE: ContextVar[str] = ContextVar("a2app_sqlite_begin", default="DEFERRED")
+
+
+@contextmanager
+def immediate() -> Iterator[None]:
+    """Transactions begun inside take SQLite's write lock at once (other backends: no-op)."""
+    token = _BEGIN_MODE.set("IMMEDIATE")
+    try:
+        yield
+    finally:
+        _BEGIN_MODE.reset(token)
 
 
 def create_store_engine(url: URL, *, create: bool = True) -> Engine:
@@ -75,12 +91,15 @@ def _sqlite_engine(url: URL, *, create: bool) -> Engine:
             cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.close()
 
-    @event.listens_for(engine, "begin")
-    def _on_begin(connection: Connection) -> None:
-        mode = connection.get_execution_options().get("a2app_sqlite_begin", "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
-
+    # The driver is in autocommit (above), so SQLAlchemy's own BEGIN is a no-op: this one
+    # is sent on the driver's connection. SQLAlchemy wraps what it raises (a busy
+    # database is its OperationalError, as for any statement).
+    engine.dialect.do_begin = _do_begin  # type: ignore[method-assign,assignment]
     return engine
+
+
+def _do_begin(connection: Any) -> None:
+    connection.dbapi_connection.execute(f"BEGIN {_BEGIN_MODE.get()}")
 
 
 def _prepare_file(path: Path, *, create: bool) -> None:
@@ -149,7 +168,7 @@ def upgrade_schema(engine: Engine) -> None:
     config.set_main_option("script_location", str(MIGRATIONS).replace("%", "%%"))
     config.set_main_option("path_separator", "os")
     try:
-        with engine.execution_options(**WRITE_OPTIONS).begin() as connection:
+        with immediate(), engine.begin() as connection:
             if connection.dialect.name == "postgresql":
                 # keyed by schema, so stores in separate schemas never wait on each other
                 connection.execute(_PG_MIGRATION_LOCK, {"cls": _PG_LOCK_CLASS})

@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from ._approvals import ApprovalsMixin
 from ._base import Clock
 from ._contexts import ContextsMixin
-from ._engine import WRITE_OPTIONS, create_store_engine, require_schema, upgrade_schema
+from ._engine import create_store_engine, require_schema, upgrade_schema
 from ._feed import FeedMixin
 from ._finish import FinishMixin
 from ._grants import GrantsMixin
@@ -33,7 +33,6 @@ class Store(GrantsMixin, FinishMixin, ApprovalsMixin, JobsMixin, PlaneMixin, Con
 
     def __init__(self, engine: Engine, *, clock: Clock | None = None) -> None:
         self._engine = engine
-        self._writer = engine.execution_options(**WRITE_OPTIONS)
         self._clock = clock or _utc_now
 
     @classmethod

@@ -7,6 +7,7 @@ translated at the boundary in `_translate`. Records come back in protocol shape.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -15,7 +16,6 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import quote
 
-import anyio
 import httpx
 
 from runtime.mapping import Entity, Pagination, Upstream
@@ -117,25 +117,28 @@ class UpstreamClient:
     ) -> httpx.Response:
         what = f"{method} {url.path}"
         started = time.perf_counter()
-        with translating(what), anyio.fail_after(self.upstream.timeout_seconds):
+        with translating(what):
             # The deadline bounds the whole exchange; httpx's own timeouts bound
             # each phase, so a server trickling bytes cannot hold us past it.
-            if self.upstream.body_encoding == "form" and isinstance(json, Mapping):
-                sent = {**(headers or {}), "Content-Type": FORM_MEDIA}
-                request = self._http.build_request(
-                    method, url, content=form_body(json), headers=sent
-                )
-            else:
-                request = self._http.build_request(method, url, json=json, headers=headers)
-            try:
-                response = await self._http.send(request)
-            except (httpx.RemoteProtocolError, httpx.ReadError):
-                if method not in SAFE_METHODS:
-                    raise
-                # A server may close a kept-alive connection after an error answer,
-                # and the next request sent on it meets the close: a request that
-                # changes nothing is sent once more, on a new connection.
-                response = await self._http.send(request)
+            # asyncio's own (the runtime serves on asyncio): it costs a third of a
+            # cancel scope, and every upstream request opens one.
+            async with asyncio.timeout(self.upstream.timeout_seconds):
+                if self.upstream.body_encoding == "form" and isinstance(json, Mapping):
+                    sent = {**(headers or {}), "Content-Type": FORM_MEDIA}
+                    request = self._http.build_request(
+                        method, url, content=form_body(json), headers=sent
+                    )
+                else:
+                    request = self._http.build_request(method, url, json=json, headers=headers)
+                try:
+                    response = await self._http.send(request)
+                except (httpx.RemoteProtocolError, httpx.ReadError):
+                    if method not in SAFE_METHODS:
+                        raise
+                    # A server may close a kept-alive connection after an error answer,
+                    # and the next request sent on it meets the close: a request that
+                    # changes nothing is sent once more, on a new connection.
+                    response = await self._http.send(request)
         # Path only: the query may hold filter values, or the key of query auth.
         elapsed_ms = 1000 * (time.perf_counter() - started)
         logger.debug("%s -> %d in %.0f ms", what, response.status_code, elapsed_ms)

@@ -29,6 +29,8 @@ def _port(url: httpx.URL) -> int | None:
 def _has_dot_segment(path: str) -> bool:
     # httpx removes literal dot segments, but an encoded `%2e%2e` survives and a
     # server may decode it into a step out of the base path.
+    if "." not in path and "%" not in path:
+        return False  # most paths: no segment can be (or decode to) a dot
     return any(unquote(part) in (".", "..") for part in path.split("/"))
 
 

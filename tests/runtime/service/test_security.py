@@ -343,6 +343,28 @@ def test_authorized_grant_carries_its_identity_and_expanded_scopes() -> None:
     assert {WRITE_CARDS, "op:finish-card"} <= caller.scopes
 
 
+def test_every_request_reads_its_grant_afresh() -> None:
+    """Only a scope list's expansion is remembered: a grant revoked, or narrowed, in the
+    store (by another process) holds from the next request."""
+    grants = dict(GRANTS)
+    security = Security(PLAIN, grants.get)
+    assert WRITE_CARDS in security.authorize(FULL, WRITE_CARDS, write=True).scopes
+    token = FULL["x-a2app-token"]
+    grants[token] = Grant("cred_full", "conformance", "owner", ("data:cards:read",))
+    with pytest.raises(ProtocolError) as narrowed:
+        security.authorize(FULL, WRITE_CARDS, write=True)
+    assert narrowed.value.code == "insufficient_scope"
+    # the first expansion of `*` is reused for another grant holding `*`, not its identity
+    grants["a2app_other_full"] = Grant("cred_other", "other", "owner", ("*",))
+    other = security.authorize({"x-a2app-token": "a2app_other_full"}, WRITE_CARDS, write=True)
+    assert (other.credential_id, other.agent_name) == ("cred_other", "other")
+    assert other.scopes == _security(PLAIN).authorize(FULL, None, write=False).scopes
+    del grants[token]
+    with pytest.raises(ProtocolError) as revoked:
+        security.authorize(FULL, None, write=False)
+    assert revoked.value.code == "agent_token_required"
+
+
 # ------------------------------------------------------------ rate limits
 
 

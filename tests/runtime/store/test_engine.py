@@ -187,3 +187,36 @@ def test_unreachable_postgresql_is_a_clear_error() -> None:
 def test_unsupported_urls_are_refused(url: str) -> None:
     with pytest.raises(StoreUrlError):
         Store.open(url)
+
+
+@pytest.mark.parametrize(
+    ("transaction", "locks"), [("_write", True), ("_read", False)], ids=["write", "read"]
+)
+def test_sqlite_write_transactions_take_the_write_lock_at_begin(
+    tmp_path: Path, transaction: str, locks: bool
+) -> None:
+    """A write begins IMMEDIATE (its lock taken before any statement, so it waits out
+    another writer instead of failing on a read lock it cannot upgrade); a read begins
+    DEFERRED and holds no lock. The BEGIN is the dialect's, with no engine event."""
+    import sqlite3
+
+    path = tmp_path / "store.sqlite3"
+    store = Store.open(f"sqlite:///{path}")
+    other = sqlite3.connect(path, timeout=0, isolation_level=None)
+    try:
+        with getattr(store, transaction)() as conn:
+            conn.execute(text("SELECT count(*) FROM a2app_grants"))  # a read begins here
+            assert conn.connection.dbapi_connection.in_transaction
+            if locks:
+                with pytest.raises(sqlite3.OperationalError, match="locked"):
+                    other.execute("BEGIN IMMEDIATE")
+            else:
+                other.execute("BEGIN IMMEDIATE")
+                other.execute("ROLLBACK")
+        # ended (committed or rolled back): the lock is free again
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+        assert not store._engine._has_events  # no per-statement event dispatch
+    finally:
+        other.close()
+        store.close()
