@@ -63,6 +63,32 @@ class _BearerOnly:
         await self._inner(scope, receive, send)
 
 
+class HttpEndpoint:
+    """The gateway over streamable HTTP: `app` answers the MCP path, and `run()` (the
+    SDK's session manager) must be running while it does."""
+
+    def __init__(
+        self,
+        target: ASGIApp,
+        bases: Mapping[str, str],
+        *,
+        owner_approvals: frozenset[str] = frozenset(),
+        allowed_origins: frozenset[str] = frozenset(),
+    ) -> None:
+        self.gateway = Gateway(target, bases, owner_approvals=owner_approvals)
+        self._manager = StreamableHTTPSessionManager(app=self.gateway.server)
+        inner = StreamableHTTPASGIApp(self._manager)
+        self.app: ASGIApp = _BearerOnly(self.gateway, inner, allowed_origins)
+
+    @asynccontextmanager
+    async def run(self) -> AsyncIterator[None]:
+        async with self._manager.run():
+            try:
+                yield
+            finally:
+                await self.gateway.aclose()
+
+
 def mount_mcp(
     app: Starlette,
     bases: Mapping[str, str],
@@ -76,25 +102,21 @@ def mount_mcp(
     inside `app`'s lifespan; tool calls go to `target` (the ASGI app answering every
     base; `app` itself when one app is served). `allowed_origins` are the apps' own UI
     origins (`serve.allowedOrigins`)."""
-    gateway = Gateway(target or app, bases, owner_approvals=owner_approvals)
+    endpoint = HttpEndpoint(target or app, bases, owner_approvals=owner_approvals,
+                            allowed_origins=allowed_origins)  # fmt: skip
     # Host and Origin are the runtime's own guards (its middleware wraps this route too).
-    manager = StreamableHTTPSessionManager(app=gateway.server)
-    endpoint = _BearerOnly(gateway, StreamableHTTPASGIApp(manager), allowed_origins)
     # First, ahead of the runtime's catch-all route.
-    app.router.routes.insert(0, Route(path, endpoint=endpoint))
+    app.router.routes.insert(0, Route(path, endpoint=endpoint.app))
     outer = app.router.lifespan_context
 
     @asynccontextmanager
     async def lifespan(served: Any) -> AsyncIterator[Any]:
         context: AbstractAsyncContextManager[Any] = outer(served)
-        async with context as state, manager.run():
-            try:
-                yield state
-            finally:
-                await gateway.aclose()
+        async with context as state, endpoint.run():
+            yield state
 
     app.router.lifespan_context = lifespan
-    return gateway
+    return endpoint.gateway
 
 
 async def serve_stdio(

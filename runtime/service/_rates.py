@@ -14,9 +14,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-import redis
+if TYPE_CHECKING:
+    # imported when a Redis is opened: a runtime counting in memory never loads it
+    import redis
 
 log = logging.getLogger("a2app.runtime")
 
@@ -62,6 +65,9 @@ class SharedWindows:
     def __init__(
         self, client: redis.Redis, prefix: str, clock: Callable[[], float] = time.monotonic
     ) -> None:
+        import redis
+
+        self._errors = redis.RedisError
         self._client = client
         self._prefix = prefix
         self._script = client.register_script(_SCRIPT)
@@ -76,7 +82,7 @@ class SharedWindows:
         try:
             n, left = self._script(keys=[f"{self._prefix}rate:{app_id}:{klass}:{key}"],
                                    args=[window_ms])  # fmt: skip
-        except redis.RedisError as exc:
+        except self._errors as exc:
             if not self._down_until:
                 log.warning(
                     "redis failed (%s); rate windows are counted per process until it answers",
@@ -95,6 +101,8 @@ class SharedWindows:
 
 def open_shared_windows(url: str, prefix: str) -> SharedWindows:
     """Windows in the Redis at `url`, which must answer now."""
+    import redis
+
     try:
         client = redis.Redis.from_url(
             url, socket_timeout=TIMEOUT_S, socket_connect_timeout=TIMEOUT_S * 4

@@ -14,11 +14,14 @@ from ._apps import Runtime as Runtime
 from ._apps import runtime_app as runtime_app
 from ._directory import ServedApp as ServedApp
 from ._directory import directory_doc as directory_doc
+from ._mcp import MCP_PATH as MCP_PATH
+from ._mcp import mount_mcp as mount_mcp
 from ._middleware import route_path as route_path
 from ._serve import Announce as Announce
 from ._serve import run as run
 
 __all__ = [
+    "MCP_PATH",
     "Announce",
     "DuplicateApp",
     "GateRefused",
@@ -30,6 +33,7 @@ __all__ = [
     "build_states",
     "create_app",
     "directory_doc",
+    "mount_mcp",
     "route_path",
     "run",
     "runtime_app",

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import uvicorn
 
-from runtime.gateway import MCP_PATH, mount_mcp
 from runtime.service import RuntimeState, ServeOptions, build_states
 
 from ._apps import Runtime, runtime_app
+from ._mcp import MCP_PATH, mount_mcp
 
 log = logging.getLogger("a2app.runtime")
 HTTP_HEAD_LIMIT = 1024 * 1024
@@ -128,16 +128,6 @@ def _notes(state: RuntimeState) -> None:
             print(f"  {withheld}", file=sys.stderr)
 
 
-def _mount_mcp(runtime: Runtime, states: list[RuntimeState]) -> None:
-    """The MCP gateway at /mcp of the runtime as a whole, over every app it serves."""
-    owner = frozenset(s.mapping.app.id for s in states if s.mapping.serve.approvals == "owner")
-    origins = frozenset(o for s in states for o in s.mapping.serve.allowed_origins)
-    mount_mcp(
-        runtime.root, runtime.bases, target=runtime.app, owner_approvals=owner,
-        allowed_origins=origins,
-    )  # fmt: skip
-
-
 def run(options: ServeOptions, announce: Announce | None = None) -> None:
     """Serve the mappings of `options`: one at the root, several under /apps/{appId}; the
     MCP gateway at /mcp over all of them."""
@@ -151,7 +141,7 @@ def run(options: ServeOptions, announce: Announce | None = None) -> None:
     host = f"[{options.host}]" if ":" in options.host else options.host
     url = f"http://{host}:{port}"
     runtime = runtime_app(states)
-    _mount_mcp(runtime, states)
+    mount_mcp(runtime, states)
     config = uvicorn.Config(
         runtime.app,
         log_level="warning",
