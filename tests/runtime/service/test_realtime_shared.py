@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import text
 
 from runtime.mapping import load_mapping_text
 from runtime.protocol import ProtocolError
@@ -22,7 +22,6 @@ from runtime.service import RuntimeState
 from runtime.service._realtime import Realtime
 from runtime.service._realtime_client import Client
 from runtime.store import Seen, Store
-from runtime.store._tables import realtime_clients
 from runtime.upstream import UpstreamClient
 from tests.fixtures.databases import DATABASES, database
 
@@ -117,10 +116,13 @@ def test_the_store_keeps_who_subscribed_never_the_token(pair: tuple[RuntimeState
     client = a.connect()
     b.subscribe(dict(CARDS), _body(client.id, "cards/c1"))
     with pair[0].store._engine.connect() as conn:  # the row as stored, every column
-        rows = [dict(r._mapping) for r in conn.execute(select(realtime_clients))]
+        rows = [
+            dict(r._mapping) for r in conn.execute(text("SELECT * FROM a2app_realtime_clients"))
+        ]
     assert len(rows) == 1
     row = rows[0]
-    assert (row["client_id"], row["topics"]) == (client.id, ["cards/c1"])
+    topics = row["topics"] if isinstance(row["topics"], list) else json.loads(row["topics"])
+    assert (row["client_id"], topics) == (client.id, ["cards/c1"])
     assert (row["caller_kind"], row["credential_id"]) == ("grant", "cred_cards")
     assert CARDS["x-a2app-token"] not in json.dumps(row, default=str)
 
