@@ -91,6 +91,8 @@ class Realtime:
         """A new client, known in the store before its id is sent, so that a POST taken
         by any process finds it."""
         self._hold()
+        # due when no fan-out task beats (no feed) and no stream did for a while
+        self.keep_alive()
         client = Client(size=self.queue_size)
         self.host.store.realtime_open(self.holder, self.app_id, client.id)
         self.clients[client.id] = client
@@ -142,7 +144,8 @@ class Realtime:
             try:
                 self.host.store.realtime_close(self.app_id, [client.id])
             except Exception:
-                # the row stays until this process's next pick-up sees it, or it is swept
+                # the row stays until a POST for it shows it to this process's pick-up,
+                # or this process stops or is swept
                 log.exception("realtime: the closed stream's row was not removed")
 
     def _keep_alive_logged(self) -> None:

@@ -211,3 +211,16 @@ def test_a_process_that_stops_removes_its_rows(pair: tuple[RuntimeState, ...]) -
     with pytest.raises(ProtocolError) as exc:
         b.subscribe(dict(FULL), _body(client.id))
     assert _refusal(exc) == (404, "usage")
+
+
+def test_a_process_without_a_fan_out_task_beats_when_a_stream_opens(
+    pair: tuple[RuntimeState, ...],
+) -> None:
+    # no feed task beats for it, and no stream did: another process swept it
+    idle, other = Realtime(pair[0], beat=0, expiry=0.2), Realtime(pair[1], beat=0, expiry=0.2)
+    idle.connect()
+    time.sleep(0.3)
+    other.keep_alive()
+    client = idle.connect()  # held again before the new client is written
+    other.subscribe(dict(FULL), _body(client.id))
+    assert idle.pick_up() == 1 and client.caller == ("grant", "cred_full")
