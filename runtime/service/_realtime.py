@@ -4,6 +4,11 @@ One background task per process reads the feed's new changes from the store ever
 `interval` and offers each subscribed client the messages its topics take. The store is
 the only channel: a change recorded by any process (its poller, or a write through it)
 reaches the clients of every process, on SQLite and PostgreSQL alike, with no broker.
+
+Subscriptions cross processes the same way: a `POST` taken by any process writes the
+client's set to the store, and the process holding the client's stream reads the sets
+written for its clients at each tick (one query for all of them) and applies them, so
+no load balancer has to route a client's stream and its `POST` to one process.
 """
 
 from __future__ import annotations
@@ -12,17 +17,19 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
 from typing import Any, Protocol
 
 from runtime.mapping import Mapping
 from runtime.protocol import ProtocolError, Violation
-from runtime.store import FeedChange, Store
+from runtime.store import FeedChange, RealtimeSet, Store
 
 from ._realtime_client import QUEUE_SIZE, Client, frame
 from ._realtime_topics import Topic, entity_part, parse_topic
-from ._security import TOKEN_HEADERS, Security
+from ._security import Security
 
 log = logging.getLogger("a2app.runtime")
 
@@ -32,8 +39,8 @@ MAX_AGE = 30 * 60.0  # PocketBase ends a connection after 30 minutes; the SDK re
 CLIENT_ID_MAX = 255
 TOPICS_MAX = 1000
 TOPIC_MAX = 2500
-# what a subscription's credential is: the headers authorisation reads, and nothing else
-CREDENTIAL_HEADERS = (*TOKEN_HEADERS, "origin")
+BEAT = 15.0  # seconds between a process's heartbeats in the store, keeping its clients known
+EXPIRY = 60.0  # a process not seen for this long is gone: its clients are swept
 
 
 class Host(Protocol):
@@ -54,14 +61,22 @@ class Realtime:
         heartbeat: float = HEARTBEAT,
         max_age: float = MAX_AGE,
         queue_size: int = QUEUE_SIZE,
+        beat: float = BEAT,
+        expiry: float = EXPIRY,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.host = host
         self.interval, self.heartbeat, self.max_age = interval, heartbeat, max_age
         self.queue_size = queue_size
+        self.beat, self.expiry = beat, timedelta(seconds=expiry)
         self.clients: dict[str, Client] = {}
         self.cursor = 0
+        # this process's fan-out in the store: the holder of its clients' streams
+        self.holder = secrets.token_hex(16)
+        self.applied = 0  # the newest revision of a set read back from the store
+        self._held = False
+        self._beat_at = 0.0
         self._clock, self._sleep = clock, sleep
         self._running: asyncio.Task[None] | None = None
         self._wake: asyncio.Event | None = None
@@ -73,9 +88,37 @@ class Realtime:
     # -- connections ------------------------------------------------------------------
 
     def connect(self) -> Client:
+        """A new client, known in the store before its id is sent, so that a POST taken
+        by any process finds it."""
+        self._hold()
+        # due when no fan-out task beats (no feed) and no stream did for a while
+        self.keep_alive()
         client = Client(size=self.queue_size)
+        self.host.store.realtime_open(self.holder, self.app_id, client.id)
         self.clients[client.id] = client
         return client
+
+    def _hold(self) -> None:
+        if not self._held:
+            self.host.store.realtime_hold(self.holder, self.app_id)
+            self._held = True
+            self._beat_at = self._clock() + self.beat
+
+    def keep_alive(self) -> None:
+        """The heartbeat, when due: refreshes this process's row (so its clients stay known)
+        and sweeps the rows of processes not seen for `expiry`. If this process was swept
+        itself (it stalled that long), its clients are unknown to the others: their streams
+        end, and the SDK reconnects and subscribes again."""
+        if not self._held or self._clock() < self._beat_at:
+            return
+        self._beat_at = self._clock() + self.beat
+        if self.host.store.realtime_beat(self.holder, self.expiry):
+            return
+        log.warning("realtime: this process was not seen for %s; its streams end", self.expiry)
+        for client in list(self.clients.values()):
+            client.drop()
+        self._held = False
+        self._hold()
 
     async def stream(self, client: Client) -> AsyncIterator[str]:
         """The client's frames: PB_CONNECT, then its messages and heartbeats, until it is
@@ -89,6 +132,8 @@ class Realtime:
                 except TimeoutError:
                     if self._clock() < ends:
                         yield ":\n\n"
+                    # streams beat for a process whose fan-out task is not running
+                    self._keep_alive_logged()
                     continue
                 if text is None:
                     return
@@ -96,6 +141,18 @@ class Realtime:
         finally:
             client.drop()
             self.clients.pop(client.id, None)
+            try:
+                self.host.store.realtime_close(self.app_id, [client.id])
+            except Exception:
+                # the row stays until a POST for it shows it to this process's pick-up,
+                # or this process stops or is swept
+                log.exception("realtime: the closed stream's row was not removed")
+
+    def _keep_alive_logged(self) -> None:
+        try:
+            self.keep_alive()
+        except Exception:
+            log.exception("realtime heartbeat failed")
 
     # -- subscriptions ----------------------------------------------------------------
 
@@ -106,11 +163,11 @@ class Realtime:
         credential may not read refuses the whole set (403 `insufficient_scope`, every such
         topic named), and so does one the change feed does not watch (400 `usage`)."""
         client_id, wanted = _checked_body(body)
-        client = self.clients.get(client_id)
-        if client is None or client.dropped:
+        if not self._is_live(client_id):
             raise ProtocolError("usage", "Missing or invalid client id.", status=404)
         security = self.host.security
-        security.authorize(headers, None, write=False)  # an unknown token is refused here
+        # an unknown token is refused here
+        caller = security.authorize(headers, None, write=False)
         raws = list(dict.fromkeys(wanted))
         # one authorisation per entity, not per topic: a thousand topics cost a few look-ups
         entities = {entity_part(raw) for raw in raws}
@@ -134,8 +191,65 @@ class Realtime:
                 f"realtime delivers changes of {', '.join(sorted(self.watched)) or 'no entity'}.",
                 unwatched=unwatched,
             )
-        client.topics = topics
-        client.credential = {k: v for k, v in headers.items() if k in CREDENTIAL_HEADERS}
+        # the one store write of a POST: the set, and who subscribed (never the token)
+        rev = self.host.store.realtime_subscribe(
+            self.app_id,
+            client_id,
+            raws,
+            caller_kind=caller.kind,
+            credential_id=caller.credential_id,
+            expiry=self.expiry,
+        )
+        if rev is None:  # the stream ended meanwhile
+            raise ProtocolError("usage", "Missing or invalid client id.", status=404)
+        client = self.clients.get(client_id)
+        if client is not None and rev > client.rev:
+            # held here: applied now, not at the next tick
+            client.topics, client.caller, client.rev = (
+                topics,
+                (caller.kind, caller.credential_id),
+                rev,
+            )
+
+    def _is_live(self, client_id: str) -> bool:
+        """A client with a live stream: held here, or by a process seen within `expiry`."""
+        client = self.clients.get(client_id)
+        if client is not None:
+            return not client.dropped
+        return self.host.store.realtime_holder_of(self.app_id, client_id, self.expiry) is not None
+
+    def pick_up(self) -> int:
+        """Apply the sets written for this process's clients since the last read, by any
+        process; how many were read. One query, whatever the number of clients."""
+        if not self._held:
+            return 0
+        sets = self.host.store.realtime_sets(self.holder, self.applied)
+        gone = []
+        for found in sets:
+            self.applied = max(self.applied, found.rev)
+            client = self.clients.get(found.client_id)
+            if client is None or client.dropped:
+                gone.append(found.client_id)
+            elif found.rev > client.rev:
+                self._apply(client, found)
+        if gone:
+            # a stream that ended while its row could not be removed
+            self.host.store.realtime_close(self.app_id, gone)
+        return len(sets)
+
+    def _apply(self, client: Client, found: RealtimeSet) -> None:
+        try:
+            topics = tuple(parse_topic(raw, self.host.mapping.entities) for raw in found.topics)
+        except ProtocolError as exc:
+            # checked by the process that took the POST: only a process serving another
+            # mapping gets here; the stream ends and the SDK subscribes again
+            log.warning(
+                "realtime: a subscription written elsewhere is refused here: %s", exc.message
+            )
+            client.drop()
+            return
+        client.topics, client.rev = topics, found.rev
+        client.caller = (found.caller_kind or "", found.credential_id or "")
 
     @property
     def watched(self) -> frozenset[str]:
@@ -145,6 +259,15 @@ class Realtime:
         return frozenset(feed.entities if feed is not None else ()) & set(
             self.host.mapping.entities
         )
+
+    def _caller_may_read(self, caller: tuple[str, str] | None, entity: str) -> bool:
+        """Whether the caller who subscribed may still read `entity` (its grant not revoked)."""
+        if entity not in self.host.mapping.entities:
+            return True
+        if caller is None:
+            return False
+        now = self.host.security.recall(*caller)
+        return now is not None and now.can_read(entity)
 
     def _may_read(self, headers: dict[str, str], entity: str) -> bool:
         if entity not in self.host.mapping.entities:
@@ -165,6 +288,7 @@ class Realtime:
 
     def start(self) -> None:
         self.start_at_head()
+        self._hold()
         self._wake = asyncio.Event()
         self._running = asyncio.create_task(self._loop())
 
@@ -179,6 +303,7 @@ class Realtime:
                 self.pump()
             except Exception:
                 log.exception("realtime fan-out failed")
+            self._keep_alive_logged()
             await self._nap()
 
     async def _nap(self) -> None:
@@ -201,6 +326,9 @@ class Realtime:
         read = 0
         while True:
             changes = self.host.store.feed_changes_since(self.app_id, self.cursor)
+            # the sets are read after the changes: a change recorded after a POST was
+            # answered (wherever it was taken) meets the set that POST wrote
+            self.pick_up()
             if not changes:
                 return read
             self.cursor = changes[-1].seq
@@ -215,9 +343,9 @@ class Realtime:
         allowed: dict[tuple[Any, str], bool] = {}
 
         def may_read(client: Client, name: str) -> bool:
-            key = (tuple(sorted(client.credential.items())), name)
+            key = (client.caller, name)
             if key not in allowed:
-                allowed[key] = self._may_read(dict(client.credential), name)
+                allowed[key] = self._caller_may_read(client.caller, name)
             return allowed[key]
 
         for client in clients:
@@ -253,6 +381,12 @@ class Realtime:
                 await self._running
         for client in list(self.clients.values()):
             client.drop()
+        if self._held:
+            self._held = False
+            try:
+                self.host.store.realtime_release(self.holder)
+            except Exception:
+                log.exception("realtime: this process's rows were not removed; they expire")
 
 
 def _wants(topics: tuple[Topic, ...], change: FeedChange) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +29,10 @@ class Client:
     id: str = field(default_factory=lambda: secrets.token_hex(20))
     size: int = QUEUE_SIZE
     topics: tuple[Topic, ...] = ()
-    # the headers of the subscription that carry the credential (token, origin), kept in
-    # process memory only: deliveries are checked against them, never logged
-    credential: Mapping[str, str] = field(default_factory=dict)
+    # who subscribed, as authorisation resolved it: `Caller.kind` and `credential_id` (a
+    # grant's id, never its token); deliveries are checked against it again
+    caller: tuple[str, str] | None = None
+    rev: int = 0  # the revision of the set applied (the store numbers them)
     dropped: bool = False
     queue: asyncio.Queue[str | None] = field(init=False)
 

@@ -40,6 +40,10 @@ class GrantLike(Protocol):
 GrantLookup = Callable[[str], GrantLike | None]
 
 
+def _no_grant(grant_id: str) -> GrantLike | None:
+    return None
+
+
 def allowed_hosts(mapping: Mapping) -> frozenset[str]:
     hosts = set(mapping.serve.allowed_hosts)
     for origin in mapping.serve.allowed_origins:
@@ -92,6 +96,9 @@ def token_key(token: str) -> str:
 class Security:
     mapping: Mapping
     lookup: GrantLookup
+    # an active grant of this app by its id: a caller checked again where its token is
+    # not at hand (a realtime subscription, read back from the store by another process)
+    by_id: GrantLookup = _no_grant
     # The mapping is frozen for the life of the process, so these callers are too:
     # made once here, not on every request.
     ui: Caller = field(init=False)
@@ -131,6 +138,20 @@ class Security:
         if grant is None:
             return None
         return self._caller(grant)
+
+    def recall(self, kind: str, credential_id: str) -> Caller | None:
+        """The caller `authorize` resolved before, by the identity it gave (`Caller.kind`
+        and `credential_id`), as it stands now: None once its grant is revoked."""
+        if kind == "ui":
+            return self.ui
+        if kind == "anonymous":
+            return self.anonymous if self.anonymous.kind == "anonymous" else None
+        if kind != "grant":
+            return None
+        grant = self.by_id(credential_id)
+        if grant is None:
+            return None
+        return grant_caller(self.mapping, grant.id, grant.agent_name, grant.principal, grant.scopes)
 
     def authorize(self, headers: dict[str, str], scope: str | None, *, write: bool) -> Caller:
         """The protocol's `authorize(scope, isWrite)`, step by step (§16)."""

@@ -49,7 +49,11 @@ class RuntimeState:
 
     def __post_init__(self) -> None:
         app_id = self.mapping.app.id
-        self.security = Security(self.mapping, lambda token: self.store.find_grant(token, app_id))
+        self.security = Security(
+            self.mapping,
+            lambda token: self.store.find_grant(token, app_id),
+            lambda grant_id: self.store.active_grant(grant_id, app_id),
+        )
         limits = self.mapping.serve.rate_limits
         self.limiter = RateLimiter(
             {"data": limits.data, "ops": limits.ops}, app_id=app_id, shared=self.shared_windows

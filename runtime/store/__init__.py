@@ -23,6 +23,7 @@ from ._rows import FeedState as FeedState
 from ._rows import Grant as Grant
 from ._rows import IdemState as IdemState
 from ._rows import Job as Job
+from ._rows import RealtimeSet as RealtimeSet
 from ._rows import Receipt as Receipt
 from ._rows import Task as Task
 from ._rows import TaskStatus as TaskStatus
@@ -47,6 +48,7 @@ __all__ = [
     "Grant",
     "IdemState",
     "Job",
+    "RealtimeSet",
     "Receipt",
     "Seen",
     "Store",

@@ -105,6 +105,18 @@ class GrantsMixin(StoreBase):
             row = conn.execute(select(*_COLUMNS).where(grants.c.id == id)).first()
         return None if row is None else _grant(row._mapping)
 
+    def active_grant(self, id: str, app_id: str) -> Grant | None:
+        """The grant `id` if it is active and opens `app_id`: a credential checked again
+        by its id alone, where the token is not at hand (realtime deliveries)."""
+        query = select(*_COLUMNS).where(
+            grants.c.id == id,
+            grants.c.revoked_at.is_(None),
+            or_(grants.c.app_id == app_id, grants.c.app_id.is_(None)),
+        )
+        with self._read() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else _grant(row._mapping)
+
     def list_grants(self, app_id: str | None = None) -> list[Grant]:
         """Every grant, revoked ones included; with `app_id`, those that can open that app."""
         query = select(*_COLUMNS).order_by(grants.c.created_at, grants.c.id)

@@ -182,3 +182,15 @@ class FeedState:
     baseline_at: datetime | None
     note: str | None
     updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RealtimeSet:
+    """A realtime client's subscription as a POST wrote it: the topics exactly as sent, and
+    who subscribed (`caller_kind` `grant` with the grant's id, `ui` or `anonymous`)."""
+
+    client_id: str
+    rev: int
+    topics: tuple[str, ...]
+    caller_kind: str | None
+    credential_id: str | None

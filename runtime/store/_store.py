@@ -16,6 +16,7 @@ from ._finish import FinishMixin
 from ._grants import GrantsMixin
 from ._jobs import JobsMixin
 from ._plane import PlaneMixin
+from ._realtime import RealtimeMixin
 from ._url import parse_url, safe_url
 
 
@@ -24,7 +25,7 @@ def _utc_now() -> datetime:
 
 
 class Store(GrantsMixin, FinishMixin, ApprovalsMixin, JobsMixin, PlaneMixin, ContextsMixin,
-            FeedMixin):  # fmt: skip
+            FeedMixin, RealtimeMixin):  # fmt: skip
     """The runtime's state. Open with `Store.open(url)`; every method is one short transaction.
 
     Methods are synchronous and thread-safe; several processes may share one

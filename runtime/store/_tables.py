@@ -250,3 +250,34 @@ feed_state = Table(
     Column("note", Text, nullable=True),
     Column("updated_at", UTCDateTime, nullable=False),
 )
+
+# Realtime subscriptions, shared by every process serving the app: a POST taken by any
+# process writes the set here, and the process holding the client's stream picks it up.
+# `a2app_realtime_holders` is one row per process fan-out: its heartbeat (`seen_at`) keeps
+# its clients alive, and its `rev` counts the sets written for its clients, so it reads
+# only the sets newer than the last it applied (`a2app_realtime_clients.rev`).
+realtime_holders = Table(
+    "a2app_realtime_holders",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("app_id", Text, nullable=False),
+    Column("rev", BigInteger, nullable=False),
+    Column("seen_at", UTCDateTime, nullable=False),
+    Index(None, "seen_at"),
+)
+
+realtime_clients = Table(
+    "a2app_realtime_clients",
+    metadata,
+    Column("app_id", Text, primary_key=True),
+    Column("client_id", Text, primary_key=True),
+    Column("holder", Text, nullable=False),
+    Column("rev", BigInteger, nullable=False),
+    Column("topics", JSON, nullable=False),
+    # who subscribed, as authorisation resolved it (a grant id, `ui`, `anonymous`):
+    # never the token, which the store only ever keeps hashed in a2app_grants
+    Column("caller_kind", Text, nullable=True),
+    Column("credential_id", Text, nullable=True),
+    Column("subscribed_at", UTCDateTime, nullable=True),
+    Index(None, "holder", "rev"),
+)
