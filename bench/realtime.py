@@ -376,9 +376,12 @@ def _figures(r: Result) -> tuple[float, float]:
 
 def _ratio(ours: float, theirs: float) -> str:
     """`ours / theirs` as "N.NNx"; none when the bare figure is 0 (every frame read
-    before the write's answer) or unmeasured."""
+    before the write's answer) or unmeasured, or when the runtime's is unmeasured (with
+    a handful of subscribers, every frame can be out before the answer is read)."""
     if not theirs > 0 or not math.isfinite(theirs):
         return "n/a (bare figure is 0)"
+    if not math.isfinite(ours):
+        return "n/a (no runtime figure)"
     return f"{ours / theirs:.3g}x"
 
 
