@@ -15,7 +15,8 @@ FAILED and USAGE are the same codes as each command reads them.
 | `review` | reviewed | the mapping invalid | usage (no such file, unreadable) |
 | `diff` | same meaning | changed | unusable input |
 | `verify` | verified, stamped | partly verified or refused | usage, or upstream unreachable |
-| `serve` | served and stopped | the store or the socket failed | usage, bad mapping, no stamp |
+| `serve` | served and stopped | the store, socket or Redis failed | usage, bad mapping, no stamp |
+| `mcp` | the client closed stdin | the store failed | usage, bad mapping, no stamp, unknown token |
 | `demo` | served and stopped, or `--check` passed | failed | usage (the port is taken) |
 | `import` | served what is proven, stopped | nothing mappable/proven | usage, port, unreachable |
 | `token`, `approvals` | done | the store refused | usage |
