@@ -60,7 +60,11 @@ def prepare(data_dir: Path, seed: str, port: int) -> Launch:
         token_file.chmod(0o600)
     token = token_file.read_text().strip()
     env = {**rails_env(app, db), "KANBAN_RAILS_TOKEN": token}
-    command = [puma, "-b", f"tcp://127.0.0.1:{port}", "-t", "1:5", "-e", "production"]
+    # One puma thread: Rails 6.1's SQLite adapter begins transactions DEFERRED, so two
+    # writes at once (a uniqueness check reads, then inserts) can fail the lock upgrade
+    # with SQLite3::BusyException, a 500, instead of waiting; served one at a time, as
+    # such an app is deployed, every write answers for itself.
+    command = [puma, "-b", f"tcp://127.0.0.1:{port}", "-t", "1:1", "-e", "production"]
     return Launch([*command, "config.ru"], cwd=app, ready_path="/up", env=env, token=token)
 
 
