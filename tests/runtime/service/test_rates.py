@@ -6,10 +6,6 @@ Against the Redis on 127.0.0.1:6379; each test writes under its own key prefix.
 
 from __future__ import annotations
 
-import socket
-import uuid
-from collections.abc import Iterator
-
 import pytest
 import redis
 
@@ -21,25 +17,10 @@ from runtime.service import (
     open_shared_windows,
     token_key,
 )
+from tests.fixtures.redis import REDIS_URL
+from tests.fixtures.servers import free_port
 
-REDIS = "redis://127.0.0.1:6379/0"
 TOKEN = "a2app_secret_token_value"
-
-
-@pytest.fixture
-def prefix() -> Iterator[str]:
-    name = f"a2app-test-{uuid.uuid4().hex[:12]}:"
-    yield name
-    client = redis.Redis.from_url(REDIS)
-    for key in client.scan_iter(f"{name}*"):
-        client.delete(key)
-    client.close()
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _refusals(limiter: RateLimiter, key: str, n: int) -> list[int]:
@@ -54,11 +35,14 @@ def _refusals(limiter: RateLimiter, key: str, n: int) -> list[int]:
     return refused
 
 
-def test_two_limiters_on_one_redis_count_one_window(prefix: str) -> None:
-    one, two = (
-        RateLimiter({"data": 4}, app_id="app-a", shared=open_shared_windows(REDIS, prefix))
-        for _ in range(2)
+def _shared(redis_prefix: str, app_id: str, limit: int) -> RateLimiter:
+    return RateLimiter(
+        {"data": limit}, app_id=app_id, shared=open_shared_windows(REDIS_URL, redis_prefix)
     )
+
+
+def test_two_limiters_on_one_redis_count_one_window(redis_prefix: str) -> None:
+    one, two = (_shared(redis_prefix, "app-a", 4) for _ in range(2))
     key = token_key(TOKEN)
     assert _refusals(one, key, 2) == [] and _refusals(two, key, 2) == []
     with pytest.raises(ProtocolError) as caught:
@@ -66,26 +50,26 @@ def test_two_limiters_on_one_redis_count_one_window(prefix: str) -> None:
     body = caught.value.body()
     assert body["code"] == "rate_limited" and 55 <= body["retryAfterSeconds"] <= 60
     # another app, or another caller, has its own window
-    other_app = RateLimiter({"data": 4}, app_id="app-b", shared=open_shared_windows(REDIS, prefix))
+    other_app = _shared(redis_prefix, "app-b", 4)
     assert _refusals(other_app, key, 4) == []
     assert _refusals(two, token_key("another"), 4) == []
 
 
-def test_keys_name_app_class_and_caller_key_never_the_token(prefix: str) -> None:
-    limiter = RateLimiter({"data": 9}, app_id="app-a", shared=open_shared_windows(REDIS, prefix))
+def test_keys_name_app_class_and_caller_key_never_the_token(redis_prefix: str) -> None:
+    limiter = _shared(redis_prefix, "app-a", 9)
     limiter.hit(token_key(TOKEN), "data")
-    client = redis.Redis.from_url(REDIS, decode_responses=True)
-    keys = list(client.scan_iter(f"{prefix}*"))
-    assert keys == [f"{prefix}rate:app-a:data:{token_key(TOKEN)}"]
+    client = redis.Redis.from_url(REDIS_URL, decode_responses=True)
+    keys = list(client.scan_iter(f"{redis_prefix}*"))
+    assert keys == [f"{redis_prefix}rate:app-a:data:{token_key(TOKEN)}"]
     assert TOKEN not in keys[0]
     assert 59_000 <= client.pttl(keys[0]) <= 60_000  # the window closes 60 s after it opens
     client.close()
 
 
-def test_a_failing_redis_counts_in_memory_and_is_tried_again(prefix: str) -> None:
+def test_a_failing_redis_counts_in_memory_and_is_tried_again(redis_prefix: str) -> None:
     now = [1000.0]
-    dead = redis.Redis(host="127.0.0.1", port=_closed_port(), socket_connect_timeout=0.2)
-    windows = SharedWindows(dead, prefix, clock=lambda: now[0])
+    dead = redis.Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=0.2)
+    windows = SharedWindows(dead, redis_prefix, clock=lambda: now[0])
     assert windows.count("app-a", "data", "anon", 60_000) is None
     limiter = RateLimiter({"data": 3}, lambda: now[0], app_id="app-a", shared=windows)
     # never unlimited: the per-process window still refuses the 4th request
@@ -96,7 +80,7 @@ def test_a_failing_redis_counts_in_memory_and_is_tried_again(prefix: str) -> Non
 
 
 def test_an_unreachable_redis_is_refused_at_start_without_its_password() -> None:
-    url = f"redis://:hunter2-secret@127.0.0.1:{_closed_port()}/0"
+    url = f"redis://:hunter2-secret@127.0.0.1:{free_port()}/0"
     with pytest.raises(SharedWindowsError) as caught:
         open_shared_windows(url, "a2app:")
     message = str(caught.value)

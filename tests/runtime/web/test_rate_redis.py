@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +22,7 @@ import httpx
 import pytest
 import redis
 
+from tests.fixtures.redis import REDIS_URL
 from tests.fixtures.runtime import (
     CONFORMANCE_GRANTS,
     CONFORMANCE_TOKENS,
@@ -33,11 +32,10 @@ from tests.fixtures.runtime import (
     mapping_variant,
     start_runtime,
 )
-from tests.fixtures.servers import KanbanServer, start_kanban
+from tests.fixtures.servers import KanbanServer, free_port, start_kanban
 
 LIMIT = 5
 HEADERS = {"x-a2app-token": CONFORMANCE_TOKENS["full"]}
-REDIS = "redis://127.0.0.1:6379/0"
 
 
 @pytest.fixture(scope="module")
@@ -46,28 +44,12 @@ def kanban() -> Iterator[KanbanServer]:
         yield server
 
 
-@pytest.fixture
-def prefix() -> Iterator[str]:
-    name = f"a2app-test-{uuid.uuid4().hex[:12]}:"
-    yield name
-    client = redis.Redis.from_url(REDIS)
-    for key in client.scan_iter(f"{name}*"):
-        client.delete(key)
-    client.close()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def _own_redis() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A Redis of this test alone, so it can be stopped while a runtime uses it."""
     binary = shutil.which("redis-server")
     assert binary is not None, "redis-server is needed (`.ci/run` installs it)"
-    port = _free_port()
+    port = free_port()
     args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"redis://127.0.0.1:{port}/0"
@@ -96,10 +78,12 @@ def _read(rt: RuntimeServer) -> httpx.Response:
     return httpx.get(f"{rt.url}/api/collections/cards/records", headers=HEADERS, timeout=30)
 
 
-def test_two_processes_share_one_window(kanban: KanbanServer, prefix: str, tmp_path: Path) -> None:
+def test_two_processes_share_one_window(
+    kanban: KanbanServer, redis_prefix: str, tmp_path: Path
+) -> None:
     mapping = _limited(tmp_path)
     store = f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    args = ["--redis", REDIS, "--redis-prefix", prefix]
+    args = ["--redis", REDIS_URL, "--redis-prefix", redis_prefix]
     with contextlib.ExitStack() as stack:
         first = stack.enter_context(start_runtime(
             mapping, kanban, store_url=store, grants=CONFORMANCE_GRANTS, args=args
@@ -114,8 +98,8 @@ def test_two_processes_share_one_window(kanban: KanbanServer, prefix: str, tmp_p
             body = answer.json()
             assert body["code"] == "rate_limited" and 1 <= body["retryAfterSeconds"] <= 60
         # the window is kept under the caller's hashed key, never its token
-        keys = [k.decode() for k in redis.Redis.from_url(REDIS).scan_iter(f"{prefix}*")]
-        assert len(keys) == 1 and keys[0].startswith(f"{prefix}rate:kanban-drf:data:tok:")
+        keys = [k.decode() for k in redis.Redis.from_url(REDIS_URL).scan_iter(f"{redis_prefix}*")]
+        assert len(keys) == 1 and keys[0].startswith(f"{redis_prefix}rate:kanban-drf:data:tok:")
         assert CONFORMANCE_TOKENS["full"] not in keys[0]
 
 
@@ -151,7 +135,7 @@ def test_a_redis_that_stops_leaves_the_limits_per_process(
 
 
 def test_a_redis_that_does_not_answer_at_start_refuses_to_serve(tmp_path: Path) -> None:
-    url = f"redis://:s3cret-pass@127.0.0.1:{_free_port()}/0"
+    url = f"redis://:s3cret-pass@127.0.0.1:{free_port()}/0"
     env = {"PYTHONPATH": str(REPO), "KANBAN_TOKEN": "unused", "A2APP_HOME": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-m", "mapper", "serve", str(KANBAN_DRF), "--allow-unverified",
