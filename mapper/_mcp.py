@@ -12,13 +12,12 @@ import sys
 from pathlib import Path
 
 from runtime.gateway import UnknownToken, serve_stdio
-from runtime.mapping import MappingError
-from runtime.service import RuntimeState
-from runtime.store import StoreError, TokenFileError, read_token_file
-from runtime.web import DuplicateApp, GateRefused, ServeOptions, build_states, runtime_app
+from runtime.service import RuntimeState, close_states, owner_approved
+from runtime.store import TokenFileError, read_token_file
+from runtime.web import ServeOptions, build_states, runtime_app
 
 from ._exits import Exit
-from ._serve import mapping_files
+from ._serve import OPENING_FAILURES, mapping_files, opening_failed
 
 TOKEN_ENV = "A2APP_TOKEN"
 
@@ -56,16 +55,14 @@ def mcp_command(
         states, local = build_states(options)
         token = _token(token_file, local)
         runtime = runtime_app(states)
-        owner = frozenset(s.mapping.app.id for s in states if s.mapping.serve.approvals == "owner")
         served = serve_stdio(runtime.app, runtime.lifespan(), runtime.bases, token,
-                             owner_approvals=owner)  # fmt: skip
+                             owner_approvals=owner_approved(states))  # fmt: skip
         asyncio.run(served)
-    except (GateRefused, DuplicateApp) as exc:
-        print(f"a2map mcp: refused: {exc}", file=sys.stderr)
+    except TokenFileError as exc:  # a StoreError, but the caller's to fix
+        print(f"a2map mcp: {exc}", file=sys.stderr)
         return Exit.USAGE
-    except MappingError as exc:
-        print(f"a2map mcp: the mapping cannot be served:\n{exc.render()}", file=sys.stderr)
-        return Exit.USAGE
+    except OPENING_FAILURES as exc:
+        return opening_failed("mcp", exc)
     except UnknownToken as exc:
         print(
             f"a2map mcp: the agent token is not known to {exc} (unknown, revoked or expired); "
@@ -73,15 +70,9 @@ def mcp_command(
             file=sys.stderr,
         )
         return Exit.USAGE
-    except TokenFileError as exc:
-        print(f"a2map mcp: {exc}", file=sys.stderr)
-        return Exit.USAGE
-    except StoreError as exc:
-        print(f"a2map mcp: state store: {exc}", file=sys.stderr)
-        return Exit.STATE
     except KeyboardInterrupt:
         return Exit.OK
     finally:
-        for state in states:
-            state.close()
+        if states:
+            close_states(states)
     return Exit.OK

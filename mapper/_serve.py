@@ -36,6 +36,22 @@ def mapping_files(paths: Sequence[Path]) -> list[Path] | str:
     return files
 
 
+OPENING_FAILURES = (GateRefused, DuplicateApp, MappingError, StoreError)
+
+
+def opening_failed(command: str, exc: Exception) -> int:
+    """Say why the mappings could not be opened for serving (`OPENING_FAILURES`), and the
+    exit code: `a2map serve` and `a2map mcp` open them alike."""
+    if isinstance(exc, StoreError):
+        print(f"a2map {command}: state store: {exc}", file=sys.stderr)
+        return Exit.STATE
+    if isinstance(exc, MappingError):
+        print(f"a2map {command}: the mapping cannot be served:\n{exc.render()}", file=sys.stderr)
+    else:
+        print(f"a2map {command}: refused: {exc}", file=sys.stderr)
+    return Exit.USAGE
+
+
 def serve_command(
     mapping: Path | Sequence[Path],
     host: str,
@@ -64,18 +80,8 @@ def serve_command(
     )
     try:
         run(options, announce)
-    except GateRefused as exc:
-        print(f"a2map serve: refused: {exc}", file=sys.stderr)
-        return Exit.USAGE
-    except DuplicateApp as exc:
-        print(f"a2map serve: refused: {exc}", file=sys.stderr)
-        return Exit.USAGE
-    except MappingError as exc:
-        print(f"a2map serve: the mapping cannot be served:\n{exc.render()}", file=sys.stderr)
-        return Exit.USAGE
-    except StoreError as exc:
-        print(f"a2map serve: state store: {exc}", file=sys.stderr)
-        return Exit.STATE
+    except OPENING_FAILURES as exc:
+        return opening_failed("serve", exc)
     except SharedWindowsError as exc:
         print(f"a2map serve: rate windows: {exc}", file=sys.stderr)
         return Exit.STATE

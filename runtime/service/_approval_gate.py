@@ -11,6 +11,7 @@ runs the call only after the owner approved it with `a2map approvals approve`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from runtime.protocol import ProtocolError, approval_key
@@ -22,6 +23,11 @@ APPROVAL_HEADERS = ("x-a2app-approval", "x-lui-approval")
 HOST_TTL_SECONDS = 600
 # The owner answers out of band, perhaps hours later; an unanswered key lapses after a day.
 OWNER_TTL_SECONDS = 24 * 3600
+
+
+def owner_approved(states: Sequence[RuntimeState]) -> frozenset[str]:
+    """The ids of the apps whose owner approves destructive calls out of band."""
+    return frozenset(s.mapping.app.id for s in states if s.mapping.serve.approvals == "owner")
 
 
 def approve(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,6 +145,15 @@ def build_states(options: ServeOptions) -> tuple[list[RuntimeState], Path]:
         store.close()
         raise
     return states, token_file
+
+
+def close_states(states: Sequence[RuntimeState]) -> None:
+    """What `build_states` opened: the store (shared by every app) and the Redis
+    connection, once each."""
+    states[0].close()
+    shared = states[0].shared_windows
+    if shared is not None:
+        shared.close()
 
 
 def build_state(options: ServeOptions) -> tuple[RuntimeState, Path]:

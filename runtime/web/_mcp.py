@@ -19,7 +19,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from runtime.protocol import ProtocolError
-from runtime.service import RuntimeState
+from runtime.service import RuntimeState, owner_approved
 
 from ._apps import Runtime
 from ._http import error_reply
@@ -78,7 +78,7 @@ async def _hold(endpoint: HttpEndpoint, *, task_status: TaskStatus[None]) -> Non
 def mount_mcp(runtime: Runtime, states: Sequence[RuntimeState]) -> None:
     """The gateway at /mcp of the runtime as a whole (ahead of its catch-all route), over
     every app it serves; the apps' own UI origins are the only browser origins let in."""
-    owner = frozenset(s.mapping.app.id for s in states if s.mapping.serve.approvals == "owner")
+    owner = owner_approved(states)
     origins = frozenset(o for s in states for o in s.mapping.serve.allowed_origins)
     root = runtime.root
     lazy = _LazyMcp(runtime.app, runtime.bases, owner, origins)

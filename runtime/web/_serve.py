@@ -16,7 +16,7 @@ from pathlib import Path
 
 import uvicorn
 
-from runtime.service import RuntimeState, ServeOptions, build_states
+from runtime.service import RuntimeState, ServeOptions, build_states, close_states
 
 from ._apps import Runtime, runtime_app
 from ._mcp import MCP_PATH, mount_mcp
@@ -135,7 +135,7 @@ def run(options: ServeOptions, announce: Announce | None = None) -> None:
     try:
         sock = _bind(options.host, options.port)
     except BaseException:
-        _close(states)
+        close_states(states)
         raise
     port = sock.getsockname()[1]
     host = f"[{options.host}]" if ":" in options.host else options.host
@@ -168,12 +168,4 @@ def run(options: ServeOptions, announce: Announce | None = None) -> None:
         if received:
             print(f"stopped by {signal.Signals(received[0]).name}", file=sys.stderr)
     finally:
-        _close(states)
-
-
-def _close(states: list[RuntimeState]) -> None:
-    """The store (shared by every app) and the Redis connection, once."""
-    states[0].close()
-    shared = states[0].shared_windows
-    if shared is not None:
-        shared.close()
+        close_states(states)
