@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
-from sqlalchemy.sql.expression import Executable
+from sqlalchemy.sql.expression import ClauseElement, Executable
 
+from ._direct import Direct, Statements
 from ._engine import immediate
 from ._errors import StoreUnavailableError, driver_reason
 from ._url import safe_url
@@ -21,6 +23,14 @@ Clock = Callable[[], datetime]
 class StoreBase:
     _engine: Engine
     _clock: Clock
+    _statements: Statements | None = None
+
+    def _direct(self, statement: ClauseElement) -> Direct:
+        """`statement` compiled for the driver's cursor: for the statements every
+        request runs (`_direct`'s docstring says why)."""
+        if self._statements is None:
+            self._statements = Statements(self._engine.dialect)
+        return self._statements(statement)
 
     def _now(self) -> datetime:
         return self._clock()
@@ -29,6 +39,18 @@ class StoreBase:
     def _read(self) -> Iterator[Connection]:
         with self._translated(), self._engine.connect() as connection:
             yield connection
+
+    @contextmanager
+    def _driver(self) -> Iterator[Any]:
+        """A driver connection from the pool, for one `_direct` read: no Core connection
+        is built around it. SQLite runs the read in autocommit; the pool rolls back
+        whatever another driver began when it takes the connection back."""
+        with self._translated():
+            connection = self._engine.raw_connection()
+            try:
+                yield connection
+            finally:
+                connection.close()
 
     @contextmanager
     def _write(self) -> Iterator[Connection]:

@@ -40,12 +40,11 @@ class FinishMixin(IdempotencyMixin, JournalMixin, VersionsMixin):
             if end.idempotency is not None:
                 scope, key = end.idempotency
                 self._complete_key(conn, end.app_id, scope, key, end.record_id, end.operation, None)
-            self._append_receipt(conn, {
+            self._journal_write(conn, {
                 "app_id": end.app_id, "at": at, "credential_id": end.credential_id,
                 "target": end.receipt_target, "record_id": end.receipt_record_id,
                 "text": end.receipt,
-            })  # fmt: skip
-            self._append_audit(conn, {
+            }, {
                 "app_id": end.app_id, "at": at, "credential_id": end.credential_id,
                 "agent_name": end.agent_name, "asserted_agent": end.asserted_agent,
                 "principal": end.principal, "target": end.target, "record_id": end.record_id,

@@ -92,13 +92,13 @@ class GrantsMixin(StoreBase):
         if not token:
             return None
         digest = token_sha256(token)
-        with self._read() as conn:
-            row = conn.execute(_FIND, {"digest": digest, "app": app_id}).first()
+        with self._driver() as conn:
+            rows = self._direct(_FIND).run(conn, {"digest": digest, "app": app_id})
         # the index lookup already matched; constant time keeps a backend
         # with a lax comparison from turning this into a timing oracle
-        if row is None or not hmac.compare_digest(row.token_sha256, digest):
+        if not rows or not hmac.compare_digest(rows[0]["token_sha256"], digest):
             return None
-        return _grant(row._mapping)
+        return _grant(rows[0])
 
     def get_grant(self, id: str) -> Grant | None:
         with self._read() as conn:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import insert, select, text
+from sqlalchemy import Table, bindparam, insert, select, text
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql.dml import Insert
 
 from ._base import StoreBase
 from ._rows import AuditEntry, Receipt
@@ -48,6 +49,18 @@ class JournalMixin(StoreBase):
     @staticmethod
     def _append_audit(conn: Connection, row: dict[str, Any]) -> int:
         return _new_id(conn.execute(_INSERT_AUDIT, row).inserted_primary_key)
+
+    def _journal_write(
+        self, conn: Connection, receipt: dict[str, Any], entry: dict[str, Any]
+    ) -> None:
+        """A successful write's receipt and audit entry, on the driver's cursor: every
+        write runs this, and needs neither id back."""
+        if conn.dialect.name == "postgresql":
+            self._direct(_receipt_lock).run(
+                conn, {"cls": _PG_RECEIPT_LOCK, "app": receipt["app_id"]}
+            )
+        self._direct(_APPEND_RECEIPT).run(conn, receipt)
+        self._direct(_APPEND_AUDIT).run(conn, entry)
 
     def audit_entries(self, app_id: str, cursor: int = 0, limit: int = 100) -> list[AuditEntry]:
         query = (
@@ -104,6 +117,17 @@ class JournalMixin(StoreBase):
 _INSERT_AUDIT = insert(audit)
 _INSERT_RECEIPT = insert(receipts)
 _receipt_lock = text("SELECT pg_advisory_xact_lock(:cls, hashtext(:app))")
+
+
+def _appending(table: Table) -> Insert:
+    """An insert of every column but the generated id, each bound by its name."""
+    return insert(table).values(
+        {c.name: bindparam(c.name, type_=c.type) for c in table.c if c.name != "id"}
+    )
+
+
+_APPEND_RECEIPT = _appending(receipts)
+_APPEND_AUDIT = _appending(audit)
 
 
 def _new_id(key: Any) -> int:

@@ -54,11 +54,12 @@ class VersionsMixin(StoreBase):
 
     def _bump(self, conn: Connection, app_id: str) -> str:
         # One statement counts and reads back the row it holds until commit: our own count.
-        row = conn.execute(_INCREMENT, {"app": app_id}).first()
-        if row is None:
+        increment = self._direct(_INCREMENT)
+        rows = increment.run(conn, {"app": app_id})
+        if not rows:
             self._start(conn, app_id)
-            row = conn.execute(_INCREMENT, {"app": app_id}).one()
-        return f"{row.epoch}.{row.counter}"
+            rows = increment.run(conn, {"app": app_id})
+        return f"{rows[0]['epoch']}.{rows[0]['counter']}"
 
     def _start(self, conn: Connection, app_id: str) -> None:
         epoch = base36(int(self._now().timestamp() * 1000))
