@@ -12,6 +12,10 @@ from urllib.parse import unquote
 import httpx
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+# Paths kept joined: a write and its read-back join the same detail path, and building
+# an `httpx.URL` costs more than the rest of a join. Cleared when full, so any number
+# of record ids keeps it bounded.
+_JOINED = 512
 
 
 class OutsideUpstream(Exception):
@@ -43,9 +47,19 @@ class BaseUrl:
             raise ValueError("the upstream base URL must be an absolute http(s) URL")
         self.url = url.copy_with(query=None, fragment=None)
         self._prefix = self.url.path.rstrip("/")
+        self._joined: dict[str, httpx.URL] = {}
 
     def join(self, path: str) -> httpx.URL:
         """A mapping path (``/api/cards/``) appended to the base path, confined."""
+        url = self._joined.get(path)
+        if url is None:
+            url = self._join(path)  # a refused path raises, and is never kept
+            if len(self._joined) >= _JOINED:
+                self._joined.clear()
+            self._joined[path] = url
+        return url
+
+    def _join(self, path: str) -> httpx.URL:
         if "://" in path or path.startswith("//"):
             # Mapping paths are relative by contract; an absolute one is a mapping bug
             # that must not turn into a request to another host.

@@ -58,8 +58,17 @@ def test_join_appends_to_the_base_path() -> None:
     "path", ["http://evil.test/x", "//evil.test/x", "/../admin", "/%2e%2e/admin", "/a/../../x"]
 )
 def test_join_refuses_escapes(path: str) -> None:
-    with pytest.raises(Exception, match="outside the upstream"):
-        BASE_URL.join(path)
+    for _ in range(2):  # a refused path is refused again, never kept as joined
+        with pytest.raises(Exception, match="outside the upstream"):
+            BASE_URL.join(path)
+
+
+def test_joins_kept_stay_right_and_bounded() -> None:
+    base = BaseUrl("http://api.test:8000/v1")
+    paths = [f"/api/cards/{n}/" for n in range(1200)]
+    for path in paths + paths[::-1]:
+        assert str(base.join(path)) == "http://api.test:8000/v1" + path
+    assert 0 < len(base._joined) <= 512
 
 
 def test_follow_resolves_relative_links() -> None:
