@@ -61,6 +61,7 @@ ErrorCode = Literal[
     "approval_denied",
     "invalid_signature",
     "confirmation_unavailable",
+    "realtime_auth_mismatch",
     "upstream_unavailable",
     "upstream_timeout",
     "upstream_error",
@@ -116,7 +117,8 @@ REGISTRY: dict[ErrorCode, ErrorSpec] = {
     "task_canceled": ErrorSpec(409, "no", "The task was canceled."),
     "principal_mismatch": ErrorSpec(403, "no", "The claim names another agent than the caller."),
     # extensions: jobs of the older protocol text, refs checked before a write, bodies and
-    # queries refused whole, approvals decided by the owner, signed webhooks (docs/protocol.md)
+    # queries refused whole, approvals decided by the owner, signed webhooks,
+    # realtime (docs/protocol.md)
     "job_not_found": ErrorSpec(404, "no", "No such job."),
     "writes_not_verified": ErrorSpec(
         403, "no", "This app's mapping is verified for reads only; writes are refused."
@@ -133,6 +135,10 @@ REGISTRY: dict[ErrorCode, ErrorSpec] = {
     ),
     "confirmation_unavailable": ErrorSpec(
         403, "no", "The MCP client cannot ask its user to confirm a destructive operation."
+    ),
+    # PocketBase's own message for a realtime subscription replaced under another credential
+    "realtime_auth_mismatch": ErrorSpec(
+        403, "no", "The current and the previous request authorization don't match."
     ),
     # upstream failures (ARCHITECTURE §6), translated in runtime.upstream only
     "upstream_unavailable": ErrorSpec(502, "later", "The upstream app cannot be reached."),

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from runtime.mapping import Mapping
 from runtime.protocol import ProtocolError, Violation
-from runtime.store import FeedChange, RealtimeSet, Store
+from runtime.store import FeedChange, RealtimeCallerError, RealtimeSet, Store
 
 from ._realtime_client import QUEUE_SIZE, Client, frame
 from ._realtime_topics import Topic, entity_part, parse_topic
@@ -41,6 +41,11 @@ TOPICS_MAX = 1000
 TOPIC_MAX = 2500
 BEAT = 15.0  # seconds between a process's heartbeats in the store, keeping its clients known
 EXPIRY = 60.0  # a process not seen for this long is gone: its clients are swept
+# Callers with no credential, whose set a credentialled caller may take over (PocketBase
+# allows only that change, guest to authenticated). Authorisation serves a request without
+# a credential as `anonymous` on a single-user app only; on a multi-user app every POST
+# carries one, and a client's set is replaced only under the credential that wrote it.
+GUESTS = ("anonymous",)
 
 
 class Host(Protocol):
@@ -192,14 +197,18 @@ class Realtime:
                 unwatched=unwatched,
             )
         # the one store write of a POST: the set, and who subscribed (never the token)
-        rev = self.host.store.realtime_subscribe(
-            self.app_id,
-            client_id,
-            raws,
-            caller_kind=caller.kind,
-            credential_id=caller.credential_id,
-            expiry=self.expiry,
-        )
+        try:
+            rev = self.host.store.realtime_subscribe(
+                self.app_id,
+                client_id,
+                raws,
+                caller_kind=caller.kind,
+                credential_id=caller.credential_id,
+                upgrades=GUESTS if caller.credentialled else (),
+                expiry=self.expiry,
+            )
+        except RealtimeCallerError:
+            raise ProtocolError("realtime_auth_mismatch") from None
         if rev is None:  # the stream ended meanwhile
             raise ProtocolError("usage", "Missing or invalid client id.", status=404)
         client = self.clients.get(client_id)

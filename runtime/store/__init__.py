@@ -3,6 +3,7 @@ receipts, audit, jobs, events, tasks, the UI context and the change feed, keyed 
 by default or PostgreSQL by URL."""
 
 from ._errors import DuplicateGrantError as DuplicateGrantError
+from ._errors import RealtimeCallerError as RealtimeCallerError
 from ._errors import StoreError as StoreError
 from ._errors import StoreMissingError as StoreMissingError
 from ._errors import StoreUnavailableError as StoreUnavailableError
@@ -48,6 +49,7 @@ __all__ = [
     "Grant",
     "IdemState",
     "Job",
+    "RealtimeCallerError",
     "RealtimeSet",
     "Receipt",
     "Seen",

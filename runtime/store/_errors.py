@@ -5,6 +5,7 @@
       ├─ StoreUnavailableError the database cannot be reached, opened or migrated
       ├─ StoreMissingError     there is no store yet, and the caller asked not to create one
       ├─ DuplicateGrantError   a grant id or a token is already taken
+      ├─ RealtimeCallerError   a realtime client's set belongs to another credential
       └─ TokenFileError        the local token file is unsafe or unreadable
 
 Database driver exceptions stop at the store: their text may carry bound
@@ -33,6 +34,11 @@ class StoreMissingError(StoreError):
 
 class DuplicateGrantError(StoreError):
     """A grant with this id, or a grant holding this token, already exists."""
+
+
+class RealtimeCallerError(StoreError):
+    """A realtime client's subscription set was written under another credential than
+    the one trying to replace it (and not one that credential may take over)."""
 
 
 class TokenFileError(StoreError):

@@ -10,13 +10,15 @@ they are older than the expiry.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import and_, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql.elements import ColumnElement
 
 from ._base import StoreBase
+from ._errors import RealtimeCallerError
 from ._rows import RealtimeSet
 from ._tables import realtime_clients, realtime_holders
 
@@ -96,12 +98,24 @@ class RealtimeMixin(StoreBase):
         *,
         caller_kind: str,
         credential_id: str,
+        upgrades: Collection[str] = (),
         expiry: timedelta,
     ) -> int | None:
         """Replace the client's set, in one transaction; its revision, or None when no live
         stream holds the client. The holder's `rev` is raised under its row lock, so the
-        sets of its clients are numbered in the order they commit."""
+        sets of its clients are numbered in the order they commit.
+
+        Only the caller that wrote the client's current set may replace it, or any caller
+        when there is none yet; `upgrades` names the caller kinds whose sets this caller
+        may also take over (a guest's, for a credentialled caller). Any other caller is
+        refused with `RealtimeCallerError` and nothing is written. The rule is the
+        update's own condition, evaluated on the row as it stands when the update takes
+        it, so of two concurrent POSTs under different credentials only one replaces
+        the set, whichever processes take them."""
         now = self._now()
+        client = and_(
+            realtime_clients.c.app_id == app_id, realtime_clients.c.client_id == client_id
+        )
         with self._write() as conn:
             holder = _live_holder(conn, app_id, client_id, now - expiry)
             if holder is None:
@@ -111,11 +125,9 @@ class RealtimeMixin(StoreBase):
                 update(realtime_holders).where(here).values(rev=realtime_holders.c.rev + 1)
             )
             rev = int(conn.execute(select(realtime_holders.c.rev).where(here)).scalar_one())
-            conn.execute(
+            written = conn.execute(
                 update(realtime_clients)
-                .where(
-                    realtime_clients.c.app_id == app_id, realtime_clients.c.client_id == client_id
-                )
+                .where(client, _may_replace(caller_kind, credential_id, upgrades))
                 .values(
                     rev=rev,
                     topics=list(topics),
@@ -123,7 +135,14 @@ class RealtimeMixin(StoreBase):
                     credential_id=credential_id,
                     subscribed_at=now,
                 )
-            )
+            ).rowcount
+            if written == 0:
+                if conn.execute(select(realtime_clients.c.rev).where(client)).first() is None:
+                    return None  # the stream ended meanwhile
+                # leaving the block by raising rolls the holder's `rev` back too
+                raise RealtimeCallerError(
+                    "The client's subscription was made under another credential."
+                )
         return rev
 
     def realtime_sets(self, holder: str, since: int) -> list[RealtimeSet]:
@@ -142,6 +161,20 @@ class RealtimeMixin(StoreBase):
                 )
                 for row in conn.execute(query)
             ]
+
+
+def _may_replace(
+    caller_kind: str, credential_id: str, upgrades: Collection[str]
+) -> ColumnElement[bool]:
+    """The client row's condition for this caller to replace its set."""
+    row = realtime_clients.c
+    allowed = [
+        row.caller_kind.is_(None),  # no set yet: the first POST, under any credential
+        and_(row.caller_kind == caller_kind, row.credential_id == credential_id),
+    ]
+    if upgrades:
+        allowed.append(row.caller_kind.in_(list(upgrades)))
+    return or_(*allowed)
 
 
 def _live_holder(conn: Connection, app_id: str, client_id: str, cutoff: datetime) -> str | None:

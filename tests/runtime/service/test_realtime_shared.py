@@ -1,8 +1,9 @@
 """Realtime subscriptions shared through the store, with two runtime states (two processes'
 worth of store connections) on one store: a POST taken by either process reaches the
 process holding the stream at its next tick; an unknown or ended client is 404 on both;
-the set keeps who subscribed, never the token; a process that dies leaves rows that
-expire and are swept; on SQLite and PostgreSQL."""
+the set keeps who subscribed, never the token, and only that caller (or a credential
+over a guest) replaces it, whichever process takes the POST; a process that dies leaves
+rows that expire and are swept; on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -27,28 +28,39 @@ from tests.fixtures.databases import DATABASES, database
 
 ROOT = Path(__file__).resolve().parents[3]
 ENV = {"KANBAN_URL": "http://kanban.test", "KANBAN_TOKEN": "t"}
-TEXT = (
-    (ROOT / "mappings" / "conformance-kanban.yaml")
-    .read_text()
-    .replace(
-        "  authMode: none\n",
-        "  authMode: multi-user\n  feed: {entities: [cards, lists], interval: 3600}\n",
-    )
+UI_ORIGIN = "http://ui.test"
+SERVE = (
+    "  authMode: {mode}\n  feed: {{entities: [cards, lists], interval: 3600}}\n"
+    f"  allowedOrigins: [{UI_ORIGIN}]\n"
 )
+SOURCE = (ROOT / "mappings" / "conformance-kanban.yaml").read_text()
+# multi-user: every request carries a credential; none: one without is served as a guest
+TEXTS = {
+    mode: SOURCE.replace("  authMode: none\n  allowedOrigins: []\n", SERVE.format(mode=mode))
+    for mode in ("multi-user", "none")
+}
 FULL = {"x-a2app-token": "a2app_rt_full"}
 CARDS = {"x-a2app-token": "a2app_rt_cards"}
 APP = "conformance_kanban"
 
 
-def _state(url: str) -> RuntimeState:
-    mapping = load_mapping_text(TEXT, env=ENV)
+def _state(url: str, mode: str) -> RuntimeState:
+    mapping = load_mapping_text(TEXTS[mode], env=ENV)
+    assert mapping.serve.auth_mode == mode and mapping.serve.allowed_origins == (UI_ORIGIN,)
     return RuntimeState(mapping, Store.open(url), UpstreamClient(mapping.upstream))
 
 
+@pytest.fixture
+def auth_mode() -> str:
+    return "multi-user"
+
+
 @pytest.fixture(params=DATABASES)
-def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[RuntimeState, ...]]:
+def pair(
+    request: pytest.FixtureRequest, tmp_path: Path, auth_mode: str
+) -> Iterator[tuple[RuntimeState, ...]]:
     with database(request.param, tmp_path) as url:
-        one, two = _state(url), _state(url)
+        one, two = _state(url, auth_mode), _state(url, auth_mode)
         grant = one.store.create_grant
         grant(id="cred_full", agent_name="rt", scopes=["*"], token=FULL["x-a2app-token"])
         grant(id="cred_cards", agent_name="c", scopes=["data:cards:read"],
@@ -150,6 +162,58 @@ def test_another_process_refuses_as_the_holder_would(
         b.subscribe(dict(headers), _body(client_id, *topics))
     assert _refusal(exc) == want
     assert a.pick_up() == 0 and client.topics == ()
+
+
+MISMATCH = (403, "realtime_auth_mismatch", "The current and the previous request "
+            "authorization don't match.")  # fmt: skip
+# each credential a POST may present: its headers, and the caller authorisation makes of it
+AS = {
+    "full": (FULL, ("grant", "cred_full")),
+    "cards": (CARDS, ("grant", "cred_cards")),
+    "ui": ({"origin": UI_ORIGIN}, ("ui", "ui")),
+    "guest": ({}, ("anonymous", "anonymous")),
+}
+
+
+@pytest.mark.parametrize(
+    ("auth_mode", "first", "then", "refused"),
+    [
+        ("multi-user", "full", "full", False),
+        ("multi-user", "full", "cards", True),
+        ("multi-user", "cards", "ui", True),
+        ("none", "guest", "guest", False),
+        ("none", "guest", "full", False),  # the one change allowed: a guest gains a credential
+        ("none", "guest", "ui", False),
+        ("none", "full", "guest", True),
+        ("none", "full", "cards", True),
+        ("none", "ui", "full", True),
+    ],
+)
+def test_a_set_is_replaced_only_under_the_credential_that_wrote_it(
+    pair: tuple[RuntimeState, ...], first: str, then: str, refused: bool
+) -> None:
+    a, b = Realtime(pair[0]), Realtime(pair[1])
+    a.start_at_head()
+    client = a.connect()
+    a.subscribe(dict(AS[first][0]), _body(client.id, "cards/*"))
+    assert client.caller == AS[first][1]
+    # B holds nothing of the client: what it decides comes from the store's record
+    if refused:
+        with pytest.raises(ProtocolError) as exc:
+            b.subscribe(dict(AS[then][0]), _body(client.id, "cards/c1"))
+        assert (*_refusal(exc), exc.value.message) == MISMATCH
+    else:
+        b.subscribe(dict(AS[then][0]), _body(client.id, "cards/c1"))
+    pair[1].store.feed_record(APP, "cards", [Seen("create", "c2", "h1", _card("c2"))])
+    a.pump()
+    if refused:  # still the first POST's set: its topic takes the change, under its caller
+        assert [t.raw for t in client.topics] == ["cards/*"] and client.caller == AS[first][1]
+        assert _events(client) == [("cards/*", {"action": "create", "record": _card("c2")})]
+    else:
+        assert [t.raw for t in client.topics] == ["cards/c1"] and _events(client) == []
+        assert client.caller == AS[then][1]
+    stored = pair[0].store.realtime_sets(a.holder, -1)
+    assert [(s.caller_kind, s.credential_id) for s in stored] == [client.caller]
 
 
 def test_an_ended_stream_is_unknown_to_every_process(pair: tuple[RuntimeState, ...]) -> None:

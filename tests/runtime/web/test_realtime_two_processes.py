@@ -4,7 +4,9 @@ store (an SQLite file, and PostgreSQL), the Django sample with `serve.feed` on c
 The stream is opened on process A and its subscription posted to process B, as a
 round-robin balancer would send them; a card created directly in Django reaches the
 stream on A. B answers 404 for a client id no process holds, and for A's client once
-its stream has ended.
+its stream has ended. The set is posted first as a guest (the mapping is single-user),
+then under a token (the one change of credential allowed); another token, or none
+again, is refused with 403 on either process, and the stream keeps the set it had.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from tests.fixtures.servers import start_kanban
 FEED = {"entities": ["cards"], "interval": 1, "budget": 600}
 BOUND = 30.0  # seconds: generous, a poll runs every second
 HEADERS = {"x-a2app-token": CONFORMANCE_TOKENS["readonly"]}
+FULL = {"x-a2app-token": CONFORMANCE_TOKENS["full"]}
 APP = "kanban-drf"
 
 
@@ -84,15 +87,27 @@ def test_a_stream_on_one_process_takes_a_subscription_posted_to_another(
         assert event == "PB_CONNECT"
         client_id = data["clientId"]
 
-        def post(to: str, body: dict[str, Any]) -> httpx.Response:
-            return http.post(f"{to}/api/realtime", json=body, headers=HEADERS)
+        def post(
+            to: str, body: dict[str, Any], headers: dict[str, str] = HEADERS
+        ) -> httpx.Response:
+            return http.post(f"{to}/api/realtime", json=body, headers=headers)
 
         unknown = post(b.url, {"clientId": "0" * 40, "subscriptions": ["cards/*"]})
         assert (unknown.status_code, unknown.json()["code"]) == (404, "usage")
         refused = post(b.url, {"clientId": client_id, "subscriptions": ["boards/*"]})
         assert (refused.status_code, refused.json()["code"]) == (403, "insufficient_scope")
+        guest = post(b.url, {"clientId": client_id, "subscriptions": ["cards/*"]}, {})
+        assert (guest.status_code, guest.content) == (204, b"")
         taken = post(b.url, {"clientId": client_id, "subscriptions": ["cards/*"]})
         assert (taken.status_code, taken.content) == (204, b"")
+        # the set is the read-only token's now: neither another token nor none replaces it
+        # (had either emptied it, the card below would not arrive)
+        for to, headers in ((b.url, FULL), (a.url, {})):
+            other = post(to, {"clientId": client_id, "subscriptions": []}, headers)
+            assert (other.status_code, other.json()["code"], other.json()["message"]) == (
+                403, "realtime_auth_mismatch",
+                "The current and the previous request authorization don't match.",
+            )  # fmt: skip
 
         made = httpx.post(f"{django.api}/cards/", headers=django.headers,
                           json={"title": "Seen across processes", "list": "list_todo"})  # fmt: skip
