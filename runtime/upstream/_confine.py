@@ -7,7 +7,7 @@ another scheme, host or port, or outside the base path, is refused, never follow
 
 from __future__ import annotations
 
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 import httpx
 
@@ -16,6 +16,9 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 # an `httpx.URL` costs more than the rest of a join. Cleared when full, so any number
 # of record ids keeps it bounded.
 _JOINED = 512
+# Everything ASCII shows as itself; what httpx cannot take raw (non-ASCII, spaces,
+# controls) is percent-encoded, and an escape already there is kept.
+_KEPT = "".join(chr(c) for c in range(0x21, 0x7F))
 
 
 class OutsideUpstream(Exception):
@@ -64,7 +67,7 @@ class BaseUrl:
             # Mapping paths are relative by contract; an absolute one is a mapping bug
             # that must not turn into a request to another host.
             raise OutsideUpstream(httpx.URL(path if "://" in path else "http:" + path).host)
-        raw_path, _, query = path.partition("?")
+        raw_path, _, query = quote(path, safe=_KEPT).partition("?")
         url = self.url.copy_with(raw_path=(self._prefix + "/" + raw_path.lstrip("/")).encode())
         if query:
             url = url.copy_with(query=query.encode())

@@ -55,6 +55,19 @@ def test_join_appends_to_the_base_path() -> None:
 
 
 @pytest.mark.parametrize(
+    ("path", "joined"),
+    [
+        ("/api/café/", "/v1/api/caf%C3%A9/"),
+        ("/api/x/?q=né", "/v1/api/x/?q=n%C3%A9"),
+        ("/api/a b/", "/v1/api/a%20b/"),
+        ("/api/a%2Fb/", "/v1/api/a%2Fb/"),  # an escape already there is kept as is
+    ],
+)
+def test_join_encodes_what_a_url_cannot_hold_raw(path: str, joined: str) -> None:
+    assert str(BASE_URL.join(path)) == "http://api.test:8000" + joined
+
+
+@pytest.mark.parametrize(
     "path", ["http://evil.test/x", "//evil.test/x", "/../admin", "/%2e%2e/admin", "/a/../../x"]
 )
 def test_join_refuses_escapes(path: str) -> None:
