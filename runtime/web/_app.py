@@ -74,14 +74,37 @@ def _routes(app: FastAPI, directory: Sequence[ServedApp]) -> None:
         app.router.add_route(path, run, methods=methods, include_in_schema=False)
 
     # Identity, whoami and the model's describe levels: not metered (§18). The router
-    # tries routes in order and no other pattern matches these paths, so the levels
-    # that only render (the most-read answers) come first.
+    # tries routes in order and no two groups below match the same path, so the order is
+    # by traffic: the levels that only render (the most-read answers) come first.
     for path in ("/.well-known/a2app.json", "/api/_a2app"):
         add(path, a2app.identity, ALL_METHODS)
     add(DESCRIBE, a2app.describe_root, ALL_METHODS)
     add(DESCRIBE + "/{module}", a2app.describe_module, ALL_METHODS)
     add(DESCRIBE + "/{module}/{entity}", a2app.describe_entity, ALL_METHODS)
     add("/api/_a2app/whoami", a2app.whoami, ALL_METHODS)
+
+    # Records: the shape of PocketBase's bindRecordCrudApi, rate class data; a refused
+    # write attempt is audited, the body read (and capped) before the gate. Next after
+    # the describe levels: every write and record read would otherwise be matched
+    # against each route above it first, and no other pattern matches these paths.
+    def record_write(path: str, handler: Handler, methods: list[str]) -> None:
+        add(path, handler, methods, rate="data", audited=True, body=True, lookup="entity")
+
+    add(RECORDS, records.list_records, READ, rate="data", lookup="entity")
+    add(RECORD, records.view_record, READ, rate="data", lookup="entity")
+    for path in (RECORDS, RECORD):
+        record_write(path, records.create_record, ["POST"])
+        record_write(path, records.update_record, ["PATCH"])
+        record_write(path, records.delete_record, ["DELETE"])
+        record_write(path, records.other_verb, _others(READ, ["POST", "PATCH", "DELETE"]))
+
+    # Operations: rate class ops, the operation looked up before any authorisation.
+    def operation(handler: Handler, methods: list[str]) -> None:
+        add("/api/ops/{name}", handler, methods, rate="ops", audited=True, body=True,
+            lookup="operation")  # fmt: skip
+
+    operation(ops.run_operation, ["POST"])
+    operation(ops.operation_other_verb, _others(["POST"]))
 
     async def apps(call: Call) -> Response:
         """The apps this runtime serves, this one among them (not metered, like identity)."""
@@ -105,26 +128,6 @@ def _routes(app: FastAPI, directory: Sequence[ServedApp]) -> None:
     add(DESCRIBE + "/{module}/{entity}/{id}/{relation}", a2app.describe_relation, ALL_METHODS)
     add(DESCRIBE + "/{rest:path}", a2app.describe_too_deep, ALL_METHODS)
 
-    # Records: the shape of PocketBase's bindRecordCrudApi, rate class data; a refused
-    # write attempt is audited, the body read (and capped) before the gate.
-    def record_write(path: str, handler: Handler, methods: list[str]) -> None:
-        add(path, handler, methods, rate="data", audited=True, body=True, lookup="entity")
-
-    add(RECORDS, records.list_records, READ, rate="data", lookup="entity")
-    add(RECORD, records.view_record, READ, rate="data", lookup="entity")
-    for path in (RECORDS, RECORD):
-        record_write(path, records.create_record, ["POST"])
-        record_write(path, records.update_record, ["PATCH"])
-        record_write(path, records.delete_record, ["DELETE"])
-        record_write(path, records.other_verb, _others(READ, ["POST", "PATCH", "DELETE"]))
-
-    # Operations: rate class ops, the operation looked up before any authorisation.
-    def operation(handler: Handler, methods: list[str]) -> None:
-        add("/api/ops/{name}", handler, methods, rate="ops", audited=True, body=True,
-            lookup="operation")  # fmt: skip
-
-    operation(ops.run_operation, ["POST"])
-    operation(ops.operation_other_verb, _others(["POST"]))
     add("/api/_ops", ops.operations_listing, READ)
     add("/api/_ops", ops.listing_other_verb, _others(READ))
     add("/api/_jobs/{id}", ops.poll_job, READ, rate="data")
