@@ -23,13 +23,11 @@ Clock = Callable[[], datetime]
 class StoreBase:
     _engine: Engine
     _clock: Clock
-    _statements: Statements | None = None
+    _statements: Statements  # the engine's `_direct` statements, compiled on first use
 
     def _direct(self, statement: ClauseElement) -> Direct:
         """`statement` compiled for the driver's cursor: for the statements every
         request runs (`_direct`'s docstring says why)."""
-        if self._statements is None:
-            self._statements = Statements(self._engine.dialect)
         return self._statements(statement)
 
     def _now(self) -> datetime:

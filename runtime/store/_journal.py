@@ -55,10 +55,7 @@ class JournalMixin(StoreBase):
     ) -> None:
         """A successful write's receipt and audit entry, on the driver's cursor: every
         write runs this, and needs neither id back."""
-        if conn.dialect.name == "postgresql":
-            self._direct(_receipt_lock).run(
-                conn, {"cls": _PG_RECEIPT_LOCK, "app": receipt["app_id"]}
-            )
+        self._receipts_in_order(conn, receipt["app_id"])
         self._direct(_APPEND_RECEIPT).run(conn, receipt)
         self._direct(_APPEND_AUDIT).run(conn, entry)
 
@@ -93,13 +90,15 @@ class JournalMixin(StoreBase):
         with self._write() as conn:
             return self._append_receipt(conn, row)
 
-    @staticmethod
-    def _append_receipt(conn: Connection, row: dict[str, Any]) -> int:
+    def _append_receipt(self, conn: Connection, row: dict[str, Any]) -> int:
+        self._receipts_in_order(conn, row["app_id"])
+        return _new_id(conn.execute(_INSERT_RECEIPT, row).inserted_primary_key)
+
+    def _receipts_in_order(self, conn: Connection, app_id: str) -> None:
         if conn.dialect.name == "postgresql":
             # Sequence values are handed out before commit, so without this a reader
             # could page past an id that commits a moment later.
-            conn.execute(_receipt_lock, {"cls": _PG_RECEIPT_LOCK, "app": row["app_id"]})
-        return _new_id(conn.execute(_INSERT_RECEIPT, row).inserted_primary_key)
+            self._direct(_receipt_lock).run(conn, {"cls": _PG_RECEIPT_LOCK, "app": app_id})
 
     def receipts_since(self, app_id: str, cursor: int = 0, limit: int = 100) -> list[Receipt]:
         """Receipts with an id above `cursor`, oldest first."""

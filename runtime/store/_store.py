@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 from ._approvals import ApprovalsMixin
 from ._base import Clock
 from ._contexts import ContextsMixin
+from ._direct import Statements
 from ._engine import create_store_engine, require_schema, upgrade_schema
 from ._feed import FeedMixin
 from ._finish import FinishMixin
@@ -35,6 +36,7 @@ class Store(GrantsMixin, FinishMixin, ApprovalsMixin, JobsMixin, PlaneMixin, Con
     def __init__(self, engine: Engine, *, clock: Clock | None = None) -> None:
         self._engine = engine
         self._clock = clock or _utc_now
+        self._statements = Statements(engine.dialect)
 
     @classmethod
     def open(cls, url: str, *, clock: Clock | None = None, create: bool = True) -> Store:
