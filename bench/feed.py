@@ -62,7 +62,7 @@ from urllib.parse import urlencode
 
 import yaml
 
-from bench.read_overhead import REPO, Client, Process, _running, _verdict, grant, unwinding
+from bench.common import REPO, Client, Process, grant, running, unwinding, verdict
 from samples.pocketbase_kanban import schema as pb_schema
 from samples.pocketbase_kanban import server as pocketbase
 from samples.stacks_common.launch import Launch, free_port, spawn, stop, wait_ready
@@ -430,7 +430,7 @@ def _one(root: Path, size: int, plan: Plan, log: IO[bytes]) -> bool:
         else:
             command.append("--allow-unverified")
         figures.since = time.time()
-        with _running("runtime", command, env=env, cwd=REPO, log=log) as runtime:
+        with running("runtime", command, env=env, cwd=REPO, log=log) as runtime:
             _measure(upstream, runtime, token, names, plan, store, figures)
     # stopped: PocketBase has written the last of its request log
     return _report(figures, _logged_feed_requests(data, figures.since), plan, budget)
@@ -531,10 +531,10 @@ def _report(
     most = _most_in_a_minute(window) if span >= 60 else len(window)
     over = "most in any 60 s" if span >= 60 else f"all of the {span:.0f} s span"
     ok = most <= budget
-    verdict = "not judged (smoke)" if plan.smoke else _verdict(ok)
+    judged = "not judged (smoke)" if plan.smoke else verdict(ok)
     print(
         f"polling cost: {len(window)} feed requests in {span:.1f} s after the baseline: "
-        f"{per_minute:,.0f} requests/min; {over}: {most}; budget {budget}/min: {verdict}"
+        f"{per_minute:,.0f} requests/min; {over}: {most}; budget {budget}/min: {judged}"
     )
     print(
         f"              ({len(logged)} feed requests in all: the baseline, {len(later)} "

@@ -77,7 +77,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
-from bench.read_overhead import REPO, Process, _running, grant, unwinding
+from bench.common import REPO, Process, grant, running, unwinding
 
 FASTMCP_VERSION = "4.1.6"
 GATEWAY = "gateway (a2map mcp)"
@@ -572,14 +572,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"Characters an agent reads through MCP: {GATEWAY} beside {FASTMCP} "
                   f"{FASTMCP_VERSION} (read: what the host puts before the model; wire: the "
                   "JSON-RPC result)")  # fmt: skip
-            with _running(
+            with running(
                 "the Django sample",
                 [sys.executable, "-m", "samples.kanban_drf", "serve", "--port", "0"],
                 env=env, cwd=REPO, log=log,
             ) as sample:  # fmt: skip
                 met.append(anyio.run(_run_app, _kanban(sample, work), python, work, errlog,
                                      args.smoke))  # fmt: skip
-            with _running(
+            with running(
                 "stripe-mock",
                 [sys.executable, "-m", "samples.stripe_mock", "serve", "--port", "0"],
                 env=env, cwd=REPO, log=log,

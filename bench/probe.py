@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.read_overhead import unwinding
+from bench.common import unwinding
 
 REPO = Path(__file__).resolve().parents[1]
 APP_ID = "stripe"

@@ -53,27 +53,31 @@ import asyncio
 import contextlib
 import json
 import os
-import select
-import selectors
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-import yaml
-
-REPO = Path(__file__).resolve().parents[1]
-MAPPING = REPO / "mappings" / "kanban-drf.yaml"
-START_TIMEOUT = 60.0
-STOP_GRACE = 3.0
+from bench.common import (
+    CHUNKED,
+    MAPPING,
+    REPO,
+    Client,
+    HttpError,
+    Process,
+    mapping_variant,
+    pair_line,
+    running,
+    serve_child,
+    status_and_length,
+    unwinding,
+    verdict,
+)
 
 PUSHED_FILTER = 'priority = "high" && done = false'
 PUSHED_SORT = "-created"
@@ -129,110 +133,6 @@ DESCRIBES = [
     ("describe root", "/api/_a2app/describe"),
     ("describe entity", "/api/_a2app/describe/board/cards"),
 ]
-
-
-# ---------------------------------------------------------------- processes
-
-
-@dataclass
-class Process:
-    name: str
-    url: str
-    popen: subprocess.Popen[bytes] = field(repr=False)
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-def _start(
-    name: str, command: Sequence[str], *, env: dict[str, str], cwd: Path, log: IO[bytes]
-) -> Process:
-    """Start `command` in its own process group and wait for its JSON ready line."""
-    popen = subprocess.Popen(
-        list(command),
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        start_new_session=True,
-    )
-    try:
-        info = _ready(popen, name)
-    except BaseException:
-        _stop(popen)
-        raise
-    return Process(name, str(info["url"]), popen, info)
-
-
-def _ready(popen: subprocess.Popen[bytes], name: str) -> dict[str, Any]:
-    assert popen.stdout is not None
-    deadline = time.monotonic() + START_TIMEOUT
-    buffer = b""
-    with selectors.DefaultSelector() as selector:
-        selector.register(popen.stdout, selectors.EVENT_READ)
-        while b"\n" not in buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise RuntimeError(f"{name} did not start within {START_TIMEOUT:g} s")
-            if selector.select(min(left, 0.5)):
-                chunk = os.read(popen.stdout.fileno(), 4096)
-                if not chunk:
-                    raise RuntimeError(f"{name} exited with {popen.wait(5)} before it was ready")
-                buffer += chunk
-    line = buffer.split(b"\n", 1)[0]
-    info = json.loads(line)
-    if not isinstance(info, dict) or "url" not in info:
-        raise RuntimeError(f"{name} printed an unexpected ready line: {line[:300]!r}")
-    return info
-
-
-def _stop(popen: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the process group, SIGKILL what is left after a grace period, reap."""
-    if popen.poll() is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(popen.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            popen.wait(STOP_GRACE)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(popen.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        popen.wait(10)
-    if popen.stdout is not None:
-        popen.stdout.close()
-
-
-def grant(store_url: str, token_id: str, agent_name: str, scopes: Sequence[str] = ("*",)) -> str:
-    """A token in the runtime's store, made before the runtime opens it."""
-    import secrets
-
-    from runtime.store import Store
-
-    token = secrets.token_hex(24)
-    with Store.open(store_url) as store:
-        store.create_grant(
-            id=token_id, agent_name=agent_name, scopes=list(scopes), token=token, app_id=None
-        )
-    return token
-
-
-def unwinding(run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
-    """`run(args)` with SIGTERM unwinding like Ctrl-C, so every server started is stopped
-    and everything made is cleaned up on the way out."""
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    try:
-        return run(args)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-@contextlib.contextmanager
-def _running(
-    name: str, command: Sequence[str], *, env: dict[str, str], cwd: Path, log: IO[bytes]
-) -> Iterator[Process]:
-    process = _start(name, command, env=env, cwd=cwd, log=log)
-    try:
-        yield process
-    finally:
-        _stop(process.popen)
 
 
 # ---------------------------------------------------------------- the floors, as servers
@@ -301,132 +201,7 @@ def _runtime_app(mapping: Path) -> Any:
     return create_app(state)
 
 
-def _serve_child(app: Any) -> None:
-    """Serve `app` on a free loopback port with the runtime's uvicorn settings.
-
-    The listening socket names its protocol (IPPROTO_TCP): asyncio disables
-    Nagle's algorithm only on connections whose socket says it is TCP, and
-    uvicorn writes a response's headers and body separately, so without it every
-    answer on a kept-alive connection waits for the client's delayed ACK.
-    """
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(2048)
-    sock.setblocking(False)
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
-    )
-
-    async def serve() -> None:
-        task = asyncio.create_task(server.serve(sockets=[sock]))
-        while not server.started and not task.done():
-            await asyncio.sleep(0.01)
-        if server.started:
-            print(json.dumps({"url": url, "pid": os.getpid()}), flush=True)
-        await task
-
-    asyncio.run(serve())
-
-
-# ---------------------------------------------------------------- minimal HTTP/1.1 clients
-
-
-class HttpError(RuntimeError):
-    pass
-
-
-CHUNKED = -1  # `_head`'s length for a chunked answer
-
-
-def _head(raw: bytes, target: str) -> tuple[int, int]:
-    """Status and body length (or CHUNKED) from the header block of an answer."""
-    lines = raw.decode("latin-1").split("\r\n")
-    status = int(lines[0].split(" ", 2)[1])
-    length = None
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        name = name.strip().lower()
-        if name == "content-length":
-            length = int(value.strip())
-        elif name == "transfer-encoding" and "chunked" in value.lower():
-            length = CHUNKED
-    if length is None:
-        raise HttpError(f"GET {target}: the answer has neither a length nor chunks")
-    return status, length
-
-
-class Client:
-    """One keep-alive HTTP/1.1 connection: a request, then its whole answer."""
-
-    def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
-        parts = urlsplit(url)
-        self.address = (parts.hostname or "127.0.0.1", parts.port or 80)
-        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
-        self.prefix = f"Host: {self.address[0]}:{self.address[1]}\r\n{extra}\r\n".encode()
-        self.sock = self._connect()
-        self.buffer = b""
-
-    def _connect(self) -> socket.socket:
-        sock = socket.create_connection(self.address, timeout=30)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
-
-    def close(self) -> None:
-        self.sock.close()
-
-    def _read(self) -> bytes:
-        chunk = self.sock.recv(1 << 16)
-        if not chunk:
-            raise HttpError("the server closed the connection")
-        return chunk
-
-    def _until(self, marker: bytes) -> bytes:
-        while marker not in self.buffer:
-            self.buffer += self._read()
-        found, self.buffer = self.buffer.split(marker, 1)
-        return found
-
-    def _exactly(self, size: int) -> bytes:
-        while len(self.buffer) < size:
-            self.buffer += self._read()
-        found, self.buffer = self.buffer[:size], self.buffer[size:]
-        return found
-
-    def _reopen_if_closed(self) -> None:
-        """Servers close idle kept-alive connections (uvicorn after 5 s): open a new one."""
-        readable, _, _ = select.select([self.sock], [], [], 0)
-        if readable and not self.sock.recv(1, socket.MSG_PEEK):
-            self.sock.close()
-            self.sock, self.buffer = self._connect(), b""
-
-    def get(self, target: str) -> tuple[int, bytes]:
-        self._reopen_if_closed()
-        self.sock.sendall(b"GET " + target.encode("ascii") + b" HTTP/1.1\r\n" + self.prefix)
-        head = self._until(b"\r\n\r\n")
-        status, length = _head(head, target)
-        if length == CHUNKED:
-            parts = []
-            while size := int(self._until(b"\r\n").split(b";", 1)[0], 16):
-                parts.append(self._exactly(size))
-                self._exactly(2)
-            self._until(b"\r\n")  # no trailers are sent: the blank line ends the body
-            body = b"".join(parts)
-        else:
-            body = self._exactly(length)
-        if b"connection: close" in head.lower():
-            self.sock.close()
-            self.sock, self.buffer = self._connect(), b""
-        return status, body
-
-    def json(self, target: str) -> Any:
-        status, body = self.get(target)
-        if status != 200:
-            raise HttpError(f"GET {target} answered {status}: {body[:300]!r}")
-        return json.loads(body)
+# ---------------------------------------------------------------- throughput, raw HTTP/1.1
 
 
 async def _hammer(url: str, target: str, total: int, concurrency: int) -> float:
@@ -444,7 +219,7 @@ async def _hammer(url: str, target: str, total: int, concurrency: int) -> float:
             for _ in range(count):
                 writer.write(request)
                 head = await reader.readuntil(b"\r\n\r\n")
-                status, length = _head(head[:-4], target)
+                status, length = status_and_length(head[:-4], target)
                 if length == CHUNKED:
                     while size := int((await reader.readuntil(b"\r\n")).split(b";")[0], 16):
                         await reader.readexactly(size + 2)
@@ -471,11 +246,6 @@ class Way:
     target: str
 
 
-def _percentiles(samples: list[float]) -> tuple[float, float]:
-    cuts = statistics.quantiles(samples, n=100, method="inclusive")
-    return statistics.median(samples), cuts[94]
-
-
 def _interleaved(ways: Sequence[Way], requests: int, warmup: int) -> dict[str, list[float]]:
     """Latencies in ms per way, the ways taking turns request by request."""
     times: dict[str, list[float]] = {w.name: [] for w in ways}
@@ -489,10 +259,6 @@ def _interleaved(ways: Sequence[Way], requests: int, warmup: int) -> dict[str, l
             if round_ >= warmup:
                 times[way.name].append(elapsed)
     return times
-
-
-def _verdict(ok: bool) -> str:
-    return "meets target" if ok else "MISSES target"
 
 
 def _ids(doc: Any) -> list[str]:
@@ -538,26 +304,6 @@ def _evaluation_rate(cards: list[dict[str, Any]], records: int) -> tuple[float, 
     return records / best, hits
 
 
-def _variant(directory: Path) -> Path:
-    doc = yaml.safe_load(MAPPING.read_text())
-    for entity in doc["entities"].values():
-        for ops in entity.get("filter", {}).values():
-            for op, spelled in ops.items():
-                param = spelled if isinstance(spelled, str) else spelled["param"]
-                ops[op] = {"param": param, "proven": True}
-        if "sort" in entity:
-            entity["sort"]["proven"] = True
-    doc.setdefault("serve", {})["rateLimits"] = {"data": 1_000_000, "ops": 1_000_000}
-    path = directory / MAPPING.name
-    path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    return path
-
-
-def _pair(samples: list[float]) -> str:
-    p50, p95 = _percentiles(samples)
-    return f"p50 {p50:7.2f} ms   p95 {p95:7.2f} ms"
-
-
 RUNTIME = "runtime (a2map serve)"
 RUNTIME_APP = "runtime app, TCP_NODELAY"
 
@@ -576,7 +322,7 @@ def run(args: argparse.Namespace) -> int:
         log = stack.enter_context((root / "servers.log").open("wb"))
 
         def start(name: str, command: Sequence[str], env: dict[str, str]) -> Process:
-            return stack.enter_context(_running(name, command, env=env, cwd=root, log=log))
+            return stack.enter_context(running(name, command, env=env, cwd=root, log=log))
 
         def client(url: str, headers: dict[str, str] | None = None) -> Client:
             made = Client(url, headers)
@@ -592,7 +338,7 @@ def run(args: argparse.Namespace) -> int:
             token = str(django.info["token"])
             upstream_env = {**base_env, "KANBAN_URL": django.url, "KANBAN_TOKEN": token}
             passthrough = start("passthrough", [*me, "--serve-passthrough"], upstream_env)
-            mapping = _variant(root)
+            mapping = mapping_variant(root)
             runtime = start(
                 RUNTIME,
                 [
@@ -646,14 +392,14 @@ def run(args: argparse.Namespace) -> int:
             floor_p50 = statistics.median(times["passthrough"])
             print(f"\n{case.name}   (upstream request: {case.upstream})")
             for name, samples in times.items():
-                line = f"  {name:<26} {_pair(samples)}"
+                line = f"  {name:<26} {pair_line(samples)}"
                 if name in ours:
                     ratio = statistics.median(samples) / floor_p50
                     line += f"   {ratio:5.2f}x passthrough"
                     if case.pushed_down:
                         ok = ratio <= TARGET_READ_RATIO
                         failed |= name == RUNTIME and not ok
-                        line += f", target <= {TARGET_READ_RATIO}x: {_verdict(ok)}"
+                        line += f", target <= {TARGET_READ_RATIO}x: {verdict(ok)}"
                     else:
                         line += " (a local scan: no target)"
                 print(line)
@@ -679,13 +425,13 @@ def run(args: argparse.Namespace) -> int:
                     rates[way] = max(rates[way], rate)
             print(f"\n{name}   ({path})")
             for way, samples in times.items():
-                line = f"  {way:<26} {_pair(samples)}   {rates[way]:8,.0f} req/s"
+                line = f"  {way:<26} {pair_line(samples)}   {rates[way]:8,.0f} req/s"
                 if way in ours:
                     ratio = rates[way] / rates["bare FastAPI"]
                     ok = ratio >= TARGET_DESCRIBE_RATIO
                     failed |= way == RUNTIME and not ok
                     line += f"   {ratio:5.2f}x bare, target >= {TARGET_DESCRIBE_RATIO}x: "
-                    line += _verdict(ok)
+                    line += verdict(ok)
                 print(line)
 
         cards = direct.json("/api/cards/" + _query(page_size=str(SCAN_SIZE)))["results"]
@@ -695,7 +441,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"\nLocal evaluation of {LOCAL_FILTER!r}: {rate:,.0f} records/s over "
             f"{args.records:,} records ({hits:,} match); target >= {TARGET_EVAL_RATE:,}: "
-            f"{_verdict(ok)}"
+            f"{verdict(ok)}"
         )
     return 1 if failed and not args.smoke else 0
 
@@ -721,13 +467,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         vars(args).update(SMOKE)
     if args.serve_runtime:
-        _serve_child(_runtime_app(Path(args.serve_runtime)))
+        serve_child(_runtime_app(Path(args.serve_runtime)))
         return 0
     if args.serve_passthrough:
-        _serve_child(_passthrough_app(os.environ["KANBAN_URL"], os.environ["KANBAN_TOKEN"]))
+        serve_child(_passthrough_app(os.environ["KANBAN_URL"], os.environ["KANBAN_TOKEN"]))
         return 0
     if args.serve_bare:
-        _serve_child(_bare_app(json.loads(Path(args.serve_bare).read_text())))
+        serve_child(_bare_app(json.loads(Path(args.serve_bare).read_text())))
         return 0
     return unwinding(run, args)
 

@@ -6,7 +6,7 @@ Starts the Django sample and two servers, and fans the same messages out two way
 
 ``runtime (a2map serve)``
     ``python -m mapper serve --allow-unverified`` with the mapping variant of
-    ``bench.read_overhead`` (limits raised) and ``serve.feed`` on cards. Every
+    ``bench.common`` (limits raised) and ``serve.feed`` on cards. Every
     subscriber opens ``GET /api/realtime``, reads its ``PB_CONNECT`` frame and
     subscribes to ``cards/*`` with ``POST /api/realtime`` under a token of scope
     ``data:cards:read``. Each write is a card created through the runtime
@@ -61,7 +61,7 @@ from typing import IO, Any
 
 import yaml
 
-from bench.read_overhead import REPO, Process, _running, _serve_child, _variant, grant, unwinding
+from bench.common import REPO, Process, grant, mapping_variant, running, serve_child, unwinding
 from runtime.service import REALTIME_INTERVAL
 
 RUNTIME = "runtime (a2map serve)"
@@ -386,7 +386,7 @@ def _ratio(ours: float, theirs: float) -> str:
 
 
 def _mapping(root: Path) -> Path:
-    path = _variant(root)
+    path = mapping_variant(root)
     doc = yaml.safe_load(path.read_text())
     doc["serve"]["feed"] = FEED
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
@@ -405,7 +405,7 @@ def run(args: argparse.Namespace) -> int:
         log: IO[bytes] = stack.enter_context((root / "servers.log").open("wb"))
 
         def start(name: str, command: Sequence[str], child_env: dict[str, str]) -> Process:
-            return stack.enter_context(_running(name, command, env=child_env, cwd=root, log=log))
+            return stack.enter_context(running(name, command, env=child_env, cwd=root, log=log))
 
         try:
             django = start(
@@ -488,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve-bare", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_bare:
-        _serve_child(_bare_app())
+        serve_child(_bare_app())
         return 0
     if args.smoke:
         args.subscribers, args.writes = 20, 3

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.read_overhead import _start, _stop
+from bench.common import start_process, stop_process
 from mapper.verify import Report, VerifyOptions, run_verification
 from runtime.mapping import load_mapping
 
@@ -60,14 +60,14 @@ def main(argv: list[str] | None = None) -> int:
     command = [sys.executable, "-m", "samples.kanban_drf", "serve", "--port", "0"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     with tempfile.TemporaryFile() as log:
-        sample = _start(
+        sample = start_process(
             "the Django sample", [*command, "--seed", args.seed], env=env, cwd=ROOT, log=log
         )
         try:
             url, token = sample.url, str(sample.info["token"])
             return asyncio.run(_run(url, token, args.seed, args.repeat, smoke=args.smoke))
         finally:
-            _stop(sample.popen)
+            stop_process(sample.popen)
 
 
 async def _run(url: str, token: str, seed: str, repeat: int, *, smoke: bool = False) -> int:

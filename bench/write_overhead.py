@@ -25,7 +25,7 @@ Starts the Django sample (``--seed rich``) and writes cards to it three ways:
     one read of the card for its receipt) at most 1.10x.
 ``runtime (a2map serve)``
     ``POST``/``PATCH /api/collections/cards/records[/{id}]`` on ``python -m mapper
-    serve`` with the mapping variant of ``bench.read_overhead`` (limits raised),
+    serve`` with the mapping variant of ``bench.common`` (limits raised),
     claiming ``upstreamChecksRef`` on the cards' refs, verified by ``a2map verify``
     first and served through its gate (so only what the stamp proves applies),
     authorised by a token of scope ``*`` created in the runtime's store before it
@@ -41,7 +41,7 @@ runs' ratios, and every run's ratio is printed.
 
 Latencies are wall-clock times per write on one kept-alive connection per way,
 the ways taking turns write by write after a warm-up. The client is the minimal
-raw HTTP/1.1 client of ``bench.read_overhead``. Every card created here carries
+raw HTTP/1.1 client of ``bench.common``. Every card created here carries
 the run's tag in its title and is deleted, straight from Django, before the
 program ends; everything listens on 127.0.0.1 and every process started here is
 stopped (its whole process group) before the program exits.
@@ -68,18 +68,18 @@ from urllib.parse import quote, urlencode
 
 import yaml
 
-from bench.read_overhead import (
+from bench.common import (
     REPO,
     Client,
     HttpError,
     Process,
-    _pair,
-    _running,
-    _serve_child,
-    _variant,
-    _verdict,
     grant,
+    mapping_variant,
+    pair_line,
+    running,
+    serve_child,
     unwinding,
+    verdict,
 )
 
 # Runtime p50 over a way's p50, the median of the runs' ratios judged.
@@ -546,7 +546,7 @@ def _report(case: Case, times: dict[str, list[float]]) -> dict[Target, float]:
     floor_p50 = statistics.median(times[case.floor])
     print(f"\n{case.name}\n  runtime's upstream requests: {case.upstream}")
     for name, samples in times.items():
-        line = f"  {name:<36} {_pair(samples)}"
+        line = f"  {name:<36} {pair_line(samples)}"
         p50 = statistics.median(samples)
         if name != case.floor:
             line += f"   {p50 / floor_p50:5.2f}x {case.floor}"
@@ -568,7 +568,7 @@ def _judge(ratios: dict[tuple[str, Target], list[float]]) -> bool:
         runs = ", ".join(f"{r:.3f}" for r in seen)
         print(
             f"  {case}, over {target.what}: {runs}; median {median:.3f}x, "
-            f"target <= {target.ratio:.2f}x: {_verdict(ok)}"
+            f"target <= {target.ratio:.2f}x: {verdict(ok)}"
         )
     return missed
 
@@ -587,7 +587,7 @@ def run(args: argparse.Namespace) -> int:
         log: IO[bytes] = stack.enter_context((root / "servers.log").open("wb"))
 
         def start(name: str, command: Sequence[str], env: dict[str, str]) -> Process:
-            return stack.enter_context(_running(name, command, env=env, cwd=root, log=log))
+            return stack.enter_context(running(name, command, env=env, cwd=root, log=log))
 
         def client(url: str, headers: dict[str, str] | None = None) -> WriteClient:
             made = WriteClient(url, headers)
@@ -667,7 +667,7 @@ def _judge_peak(runtime: Process) -> bool:
         if line.startswith("VmHWM:")
     )
     ok = peak <= TARGET_PEAK_MB
-    print(f"\nRuntime peak memory: {peak:.1f} MB; target <= {TARGET_PEAK_MB:g} MB: {_verdict(ok)}")
+    print(f"\nRuntime peak memory: {peak:.1f} MB; target <= {TARGET_PEAK_MB:g} MB: {verdict(ok)}")
     return not ok
 
 
@@ -675,7 +675,7 @@ def _verified(root: Path, env: dict[str, str]) -> Path:
     """The benchmark's mapping, claiming the refs the upstream checks itself, proven by
     `a2map verify` (its stamp beside it): the runtime is served through its gate, and
     relies only on what the stamp proves."""
-    mapping = _variant(root)
+    mapping = mapping_variant(root)
     doc = yaml.safe_load(mapping.read_text())
     for name in REF_CLAIMS:
         doc["entities"]["cards"]["fields"][name]["upstreamChecksRef"] = True
@@ -714,7 +714,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve-passthrough", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_passthrough:
-        _serve_child(_passthrough_app(os.environ["KANBAN_URL"], os.environ["KANBAN_TOKEN"]))
+        serve_child(_passthrough_app(os.environ["KANBAN_URL"], os.environ["KANBAN_TOKEN"]))
         return 0
     # A SIGTERM unwinds like Ctrl-C, so every card is deleted and every server stopped.
     return unwinding(run, args)
