@@ -164,15 +164,27 @@ class Realtime:
     def subscribe(self, headers: dict[str, str], body: bytes) -> None:
         """`POST /api/realtime`: replace the client's topics, under the request's credential.
 
-        Every topic is checked now, so a subscription never sits silent: an entity the
-        credential may not read refuses the whole set (403 `insufficient_scope`, every such
-        topic named), and so does one the change feed does not watch (400 `usage`)."""
+        A set written under another credential is refused first (403
+        `realtime_auth_mismatch`), whatever the topics, as PocketBase does. Then every
+        topic is checked, so a subscription never sits silent: an entity the credential
+        may not read refuses the whole set (403 `insufficient_scope`, every such topic
+        named), and so does one the change feed does not watch (400 `usage`)."""
         client_id, wanted = _checked_body(body)
         if not self._is_live(client_id):
             raise ProtocolError("usage", "Missing or invalid client id.", status=404)
         security = self.host.security
         # an unknown token is refused here
         caller = security.authorize(headers, None, write=False)
+        upgrades = GUESTS if caller.credentialled else ()
+        # read ahead of the topic checks; the store's write below still decides a race
+        if not self.host.store.realtime_may_replace(
+            self.app_id,
+            client_id,
+            caller_kind=caller.kind,
+            credential_id=caller.credential_id,
+            upgrades=upgrades,
+        ):
+            raise ProtocolError("realtime_auth_mismatch")
         raws = list(dict.fromkeys(wanted))
         # one authorisation per entity, not per topic: a thousand topics cost a few look-ups
         entities = {entity_part(raw) for raw in raws}
@@ -204,7 +216,7 @@ class Realtime:
                 raws,
                 caller_kind=caller.kind,
                 credential_id=caller.credential_id,
-                upgrades=GUESTS if caller.credentialled else (),
+                upgrades=upgrades,
                 expiry=self.expiry,
             )
         except RealtimeCallerError:

@@ -90,6 +90,28 @@ class RealtimeMixin(StoreBase):
         with self._read() as conn:
             return _live_holder(conn, app_id, client_id, self._now() - expiry)
 
+    def realtime_may_replace(
+        self,
+        app_id: str,
+        client_id: str,
+        *,
+        caller_kind: str,
+        credential_id: str,
+        upgrades: Collection[str] = (),
+    ) -> bool:
+        """Whether this caller may replace the client's set, by the rule
+        `realtime_subscribe` enforces, read from the set as it stands now. A POST asks it
+        before checking its topics, so a caller under another credential is told that
+        first. Only a forecast: the set may change before the write, whose own condition
+        decides. True for a client the store does not know: the write answers that."""
+        query = select(_may_replace(caller_kind, credential_id, upgrades).label("may")).where(
+            _client(app_id, client_id)
+        )
+        with self._read() as conn:
+            row = conn.execute(query).first()
+        # a NULL verdict is a refusal, as it is for the update's WHERE
+        return row is None or bool(row.may)
+
     def realtime_subscribe(
         self,
         app_id: str,
@@ -113,9 +135,7 @@ class RealtimeMixin(StoreBase):
         it, so of two concurrent POSTs under different credentials only one replaces
         the set, whichever processes take them."""
         now = self._now()
-        client = and_(
-            realtime_clients.c.app_id == app_id, realtime_clients.c.client_id == client_id
-        )
+        client = _client(app_id, client_id)
         with self._write() as conn:
             holder = _live_holder(conn, app_id, client_id, now - expiry)
             if holder is None:
@@ -163,10 +183,15 @@ class RealtimeMixin(StoreBase):
             ]
 
 
+def _client(app_id: str, client_id: str) -> ColumnElement[bool]:
+    return and_(realtime_clients.c.app_id == app_id, realtime_clients.c.client_id == client_id)
+
+
 def _may_replace(
     caller_kind: str, credential_id: str, upgrades: Collection[str]
 ) -> ColumnElement[bool]:
-    """The client row's condition for this caller to replace its set."""
+    """The client row's condition for this caller to replace its set: the one statement
+    of the rule, the update's condition and the forecast's verdict alike."""
     row = realtime_clients.c
     allowed = [
         row.caller_kind.is_(None),  # no set yet: the first POST, under any credential
@@ -181,11 +206,7 @@ def _live_holder(conn: Connection, app_id: str, client_id: str, cutoff: datetime
     query = (
         select(realtime_clients.c.holder)
         .join(realtime_holders, realtime_holders.c.id == realtime_clients.c.holder)
-        .where(
-            realtime_clients.c.app_id == app_id,
-            realtime_clients.c.client_id == client_id,
-            realtime_holders.c.seen_at >= cutoff,
-        )
+        .where(_client(app_id, client_id), realtime_holders.c.seen_at >= cutoff)
     )
     found = conn.execute(query).scalar()
     return None if found is None else str(found)

@@ -2,8 +2,9 @@
 worth of store connections) on one store: a POST taken by either process reaches the
 process holding the stream at its next tick; an unknown or ended client is 404 on both;
 the set keeps who subscribed, never the token, and only that caller (or a credential
-over a guest) replaces it, whichever process takes the POST; a process that dies leaves
-rows that expire and are swept; on SQLite and PostgreSQL."""
+over a guest) replaces it, whichever process takes the POST, and another caller is told
+so before its topics are checked; a process that dies leaves rows that expire and are
+swept; on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[3]
 ENV = {"KANBAN_URL": "http://kanban.test", "KANBAN_TOKEN": "t"}
 UI_ORIGIN = "http://ui.test"
 SERVE = (
-    "  authMode: {mode}\n  feed: {{entities: [cards, lists], interval: 3600}}\n"
+    "  authMode: {mode}\n  feed: {{entities: [cards], interval: 3600}}\n"
     f"  allowedOrigins: [{UI_ORIGIN}]\n"
 )
 SOURCE = (ROOT / "mappings" / "conformance-kanban.yaml").read_text()
@@ -105,10 +106,10 @@ def test_a_post_taken_by_another_process_reaches_the_stream(pair: tuple[RuntimeS
     assert _events(client) == [("cards/*", {"action": "create", "record": _card("c1")})]
     assert client.caller == ("grant", "cred_full")
     # a later POST replaces the set, wherever it is taken
-    b.subscribe(dict(FULL), _body(client.id, "lists/*"))
+    b.subscribe(dict(FULL), _body(client.id, "cards/c9"))
     pair[0].store.feed_record(APP, "cards", [Seen("update", "c1", "h2", _card("c1"))])
     a.pump()
-    assert _events(client) == [] and [t.raw for t in client.topics] == ["lists/*"]
+    assert _events(client) == [] and [t.raw for t in client.topics] == ["cards/c9"]
 
 
 def test_the_set_is_picked_up_in_one_query_whatever_the_clients(
@@ -145,6 +146,7 @@ def test_the_store_keeps_who_subscribed_never_the_token(pair: tuple[RuntimeState
         ("unknown client", FULL, ["cards/*"], (404, "usage")),
         ("no credential", {}, ["cards/*"], (401, "agent_token_required")),
         ("an entity it cannot read", CARDS, ["lists/*"], (403, "insufficient_scope")),
+        ("an entity the feed does not watch", FULL, ["lists/*"], (400, "usage")),
         ("unknown token", {"x-a2app-token": "a2app_nope"}, [], (401, "agent_token_required")),
     ],
 )
@@ -175,22 +177,45 @@ AS = {
 }
 
 
+# topics the second POST may carry: a good one, and one refused by each topic check
+GOOD = ["cards/c1"]
+UNREADABLE = ["cards/c1", "lists/*"]  # lists: beyond the cards grant's scope
+UNWATCHED = ["cards/c1", "lists/*"]  # lists: readable by the others, not in serve.feed
+MALFORMED = ["cards/c1", "cards/c1/x"]  # neither <entity>/* nor <entity>/<id>
+UNKNOWN = ["cards/c1", "boards/*"]  # no such entity in the mapping
+
+
 @pytest.mark.parametrize(
-    ("auth_mode", "first", "then", "refused"),
+    ("auth_mode", "first", "then", "topics", "want"),
     [
-        ("multi-user", "full", "full", False),
-        ("multi-user", "full", "cards", True),
-        ("multi-user", "cards", "ui", True),
-        ("none", "guest", "guest", False),
-        ("none", "guest", "full", False),  # the one change allowed: a guest gains a credential
-        ("none", "guest", "ui", False),
-        ("none", "full", "guest", True),
-        ("none", "full", "cards", True),
-        ("none", "ui", "full", True),
+        ("multi-user", "full", "full", GOOD, None),
+        ("multi-user", "full", "cards", GOOD, MISMATCH),
+        ("multi-user", "cards", "ui", GOOD, MISMATCH),
+        ("none", "guest", "guest", GOOD, None),
+        ("none", "guest", "full", GOOD, None),  # the one change allowed: a guest gains a credential
+        ("none", "guest", "ui", GOOD, None),
+        ("none", "full", "guest", GOOD, MISMATCH),
+        ("none", "full", "cards", GOOD, MISMATCH),
+        ("none", "ui", "full", GOOD, MISMATCH),
+        # another credential is told so before any topic is looked at, as in PocketBase
+        ("multi-user", "full", "cards", UNREADABLE, MISMATCH),
+        ("multi-user", "cards", "full", UNWATCHED, MISMATCH),
+        ("multi-user", "cards", "full", MALFORMED, MISMATCH),
+        ("none", "full", "guest", UNKNOWN, MISMATCH),
+        # the same credential, or one taking over a guest's set, meets the topic checks
+        ("multi-user", "cards", "cards", UNREADABLE, (403, "insufficient_scope")),
+        ("multi-user", "full", "full", UNWATCHED, (400, "usage")),
+        ("multi-user", "full", "full", MALFORMED, (400, "invalid_query")),
+        ("none", "guest", "full", UNKNOWN, (404, "unknown_entity")),
+        ("none", "guest", "ui", MALFORMED, (400, "invalid_query")),
     ],
 )
 def test_a_set_is_replaced_only_under_the_credential_that_wrote_it(
-    pair: tuple[RuntimeState, ...], first: str, then: str, refused: bool
+    pair: tuple[RuntimeState, ...],
+    first: str,
+    then: str,
+    topics: list[str],
+    want: tuple[Any, ...] | None,
 ) -> None:
     a, b = Realtime(pair[0]), Realtime(pair[1])
     a.start_at_head()
@@ -198,12 +223,14 @@ def test_a_set_is_replaced_only_under_the_credential_that_wrote_it(
     a.subscribe(dict(AS[first][0]), _body(client.id, "cards/*"))
     assert client.caller == AS[first][1]
     # B holds nothing of the client: what it decides comes from the store's record
-    if refused:
+    refused = want is not None
+    if want is not None:
         with pytest.raises(ProtocolError) as exc:
-            b.subscribe(dict(AS[then][0]), _body(client.id, "cards/c1"))
-        assert (*_refusal(exc), exc.value.message) == MISMATCH
+            b.subscribe(dict(AS[then][0]), _body(client.id, *topics))
+        # the mismatch is also checked word for word: PocketBase's own sentence
+        assert (*_refusal(exc), exc.value.message)[: len(want)] == want
     else:
-        b.subscribe(dict(AS[then][0]), _body(client.id, "cards/c1"))
+        b.subscribe(dict(AS[then][0]), _body(client.id, *topics))
     pair[1].store.feed_record(APP, "cards", [Seen("create", "c2", "h1", _card("c2"))])
     a.pump()
     if refused:  # still the first POST's set: its topic takes the change, under its caller
@@ -263,8 +290,8 @@ def test_a_dead_process_rows_expire_and_are_swept(pair: tuple[RuntimeState, ...]
     dead.keep_alive()
     assert gone.dropped
     fresh = dead.connect()
-    alive.subscribe(dict(FULL), _body(fresh.id, "lists/*"))
-    assert dead.pick_up() == 1 and [t.raw for t in fresh.topics] == ["lists/*"]
+    alive.subscribe(dict(FULL), _body(fresh.id, "cards/c1"))
+    assert dead.pick_up() == 1 and [t.raw for t in fresh.topics] == ["cards/c1"]
 
 
 def test_a_process_that_stops_removes_its_rows(pair: tuple[RuntimeState, ...]) -> None:

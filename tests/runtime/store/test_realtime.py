@@ -1,7 +1,8 @@
 """Realtime subscription sets in the store: a set is replaced only under the caller that
 wrote it (or any caller before the first set, or a caller allowed to take over a guest's);
 a refusal writes nothing, holds across Store instances (processes), and of concurrent
-writers under different credentials exactly one wins."""
+writers under different credentials exactly one wins. The forecast read ahead of a write
+gives the same verdict on the same set, and never stands in for the write's own check."""
 
 from __future__ import annotations
 
@@ -44,6 +45,19 @@ def _subscribe(
     )  # fmt: skip
 
 
+def _may(
+    store: Store,
+    caller: tuple[str, str],
+    *,
+    upgrades: tuple[str, ...] = (),
+    client_id: str = CLIENT,
+) -> bool:
+    kind, credential = caller
+    return store.realtime_may_replace(
+        APP, client_id, caller_kind=kind, credential_id=credential, upgrades=upgrades
+    )
+
+
 def _sets(store: Store) -> list[RealtimeSet]:
     return store.realtime_sets(HOLDER, -1)
 
@@ -79,10 +93,14 @@ def test_a_set_is_replaced_only_by_the_caller_that_may(
     accepted: bool,
 ) -> None:
     # the first set of a client is written under any credential
+    assert _may(held, then) and _may(held, first)
     rev = _subscribe(held, first, ["cards/*"])
     assert rev is not None
     before = _sets(held)
     assert [(s.topics, s.caller_kind, s.credential_id) for s in before] == [(("cards/*",), *first)]
+    # the forecast and the write agree, and the forecast writes nothing
+    assert _may(held, then, upgrades=upgrades) is accepted
+    assert _sets(held) == before
     if accepted:
         later = _subscribe(held, then, ["lists/*"], upgrades=upgrades)
         assert later is not None and later > rev
@@ -105,6 +123,7 @@ def test_the_refusal_comes_from_the_record_another_instance_wrote(
     _open_client(one)
     assert _subscribe(one, GRANT_A, ["cards/*"]) is not None
     before = _sets(two)
+    assert not _may(two, GRANT_B, upgrades=UPGRADES) and _may(two, GRANT_A)
     with pytest.raises(RealtimeCallerError):
         _subscribe(two, GRANT_B, ["lists/*"], upgrades=UPGRADES)
     assert _sets(one) == before
@@ -115,7 +134,22 @@ def test_the_refusal_comes_from_the_record_another_instance_wrote(
 def test_a_client_whose_stream_ended_is_unknown_not_refused(held: Store) -> None:
     _subscribe(held, GRANT_A, ["cards/*"])
     held.realtime_close(APP, [CLIENT])
+    # the forecast leaves an unknown client to the write, which tells it apart
+    assert _may(held, GRANT_B)
     assert _subscribe(held, GRANT_B, ["lists/*"]) is None
+
+
+def test_a_set_written_after_the_forecast_is_still_refused(
+    open_store: Callable[..., Store],
+) -> None:
+    one, two = open_store(), open_store()
+    one.realtime_hold(HOLDER, APP)
+    _open_client(one)
+    assert _may(two, GRANT_B)  # no set yet: any caller may write the first
+    assert _subscribe(one, GRANT_A, ["cards/*"]) is not None  # another process wins the race
+    with pytest.raises(RealtimeCallerError):
+        _subscribe(two, GRANT_B, ["lists/*"])
+    assert [(s.topics, s.credential_id) for s in _sets(one)] == [(("cards/*",), "cred_a")]
 
 
 def test_of_concurrent_writers_under_different_credentials_one_wins(

@@ -6,7 +6,8 @@ round-robin balancer would send them; a card created directly in Django reaches 
 stream on A. B answers 404 for a client id no process holds, and for A's client once
 its stream has ended. The set is posted first as a guest (the mapping is single-user),
 then under a token (the one change of credential allowed); another token, or none
-again, is refused with 403 on either process, and the stream keeps the set it had.
+again, is refused with 403 on either process, whatever the topics, and the stream keeps
+the set it had.
 """
 
 from __future__ import annotations
@@ -101,13 +102,21 @@ def test_a_stream_on_one_process_takes_a_subscription_posted_to_another(
         taken = post(b.url, {"clientId": client_id, "subscriptions": ["cards/*"]})
         assert (taken.status_code, taken.content) == (204, b"")
         # the set is the read-only token's now: neither another token nor none replaces it
-        # (had either emptied it, the card below would not arrive)
-        for to, headers in ((b.url, FULL), (a.url, {})):
-            other = post(to, {"clientId": client_id, "subscriptions": []}, headers)
+        # (had either emptied it, the card below would not arrive); that is answered
+        # before the topics are looked at, so topics refused for other reasons (boards is
+        # not watched, the other is malformed) get the same answer
+        for to, headers, topics in (
+            (b.url, FULL, []), (a.url, {}, []), (b.url, FULL, ["boards/*"]),
+            (a.url, {}, ["cards/1/x"]),
+        ):  # fmt: skip
+            other = post(to, {"clientId": client_id, "subscriptions": topics}, headers)
             assert (other.status_code, other.json()["code"], other.json()["message"]) == (
                 403, "realtime_auth_mismatch",
                 "The current and the previous request authorization don't match.",
             )  # fmt: skip
+        # the token that wrote the set still meets the topic checks
+        unwatched = post(a.url, {"clientId": client_id, "subscriptions": ["lists/*"]})
+        assert (unwatched.status_code, unwatched.json()["unwatched"]) == (400, ["lists"])
 
         made = httpx.post(f"{django.api}/cards/", headers=django.headers,
                           json={"title": "Seen across processes", "list": "list_todo"})  # fmt: skip
