@@ -14,6 +14,7 @@ from ._dump import declared_type as declared_type
 from ._dump import dump as dump
 from ._dump import dump_evidence as dump_evidence
 from ._dump import dump_yaml as dump_yaml
+from ._errors import CODES as PROBLEM_CODES
 from ._errors import MappingError as MappingError
 from ._errors import Problem as Problem
 from ._interpolate import without_defaults as without_defaults
@@ -73,13 +74,13 @@ from ._semantics import feed_requests_per_minute as feed_requests_per_minute
 from ._yaml import dump as yaml_text
 
 __all__ = [
-    "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "NORMALIZATIONS", "READ_ONLY",
-    "SERVER_WRITES", "AllOf", "AnyOf", "App", "Auth", "AuthType", "Compare", "CrudExecutor",
-    "Dialect", "Entity", "ErrorStyle", "Evidence", "Feed", "Field", "FieldType", "FilterParam",
-    "Hook", "JobExecutor", "Mapping", "MappingError", "Module", "Not", "Operation", "Pagination",
-    "PaginationStyle", "Predicate", "ProbeRecord", "Problem", "RateLimits", "Request",
-    "ResponseProjection", "Schedule", "Serve", "SortSpec", "Trigger", "Unmapped", "Upstream",
-    "WriteSpec", "check_document", "check_text", "compile_auth", "compile_pagination",
+    "DAY_KEY_FORMAT", "FIELD_TYPES", "FILTER_OPERATORS", "NORMALIZATIONS", "PROBLEM_CODES",
+    "READ_ONLY", "SERVER_WRITES", "AllOf", "AnyOf", "App", "Auth", "AuthType", "Compare",
+    "CrudExecutor", "Dialect", "Entity", "ErrorStyle", "Evidence", "Feed", "Field", "FieldType",
+    "FilterParam", "Hook", "JobExecutor", "Mapping", "MappingError", "Module", "Not", "Operation",
+    "Pagination", "PaginationStyle", "Predicate", "ProbeRecord", "Problem", "RateLimits",
+    "Request", "ResponseProjection", "Schedule", "Serve", "SortSpec", "Trigger", "Unmapped",
+    "Upstream", "WriteSpec", "check_document", "check_text", "compile_auth", "compile_pagination",
     "compile_predicate", "content_hash", "declared_type", "default_label", "dump", "dump_evidence",
     "dump_predicate", "dump_yaml", "feed_requests_per_minute", "load_document", "load_mapping",
     "load_mapping_text", "schema", "served_values", "without_defaults", "yaml_text",

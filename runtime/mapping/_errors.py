@@ -39,18 +39,36 @@ def allowed(values: Iterable[object]) -> str:
     return ", ".join(repr(v) if not isinstance(v, str) else v for v in values)
 
 
+# Stable codes a script can branch on, rendered before the message as the `unmapped:`
+# reasons are ("<path>: <code>: <message>"); a problem without one reads as prose only.
+CODES: dict[str, str] = {
+    "path-fragment": "an upstream path holds '#', a fragment no request can carry",
+    "path-absolute": "an upstream path names a host ('//' first, or '://'), which the "
+    "runtime refuses as outside the upstream",
+    "path-placeholder": "an upstream path holds a {placeholder} the runtime does not fill there",
+    "path-query-detail": "an entity path holds a query and no detailPath: the default record "
+    "path would put the id inside the query",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     path: tuple[PathPart, ...]
     message: str
     line: int | None = None
+    code: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.code is not None and self.code not in CODES:
+            raise ValueError(f"unregistered problem code {self.code!r}")
 
     def render(self, filename: str | None = None) -> str:
         where = filename or ""
         if self.line is not None:
             where = f"{where}:{self.line}" if where else f"line {self.line}"
         prefix = f"{where}: " if where else ""
-        return f"{prefix}{render_path(self.path)}: {self.message}"
+        code = f"{self.code}: " if self.code else ""
+        return f"{prefix}{render_path(self.path)}: {code}{self.message}"
 
 
 class MappingError(Exception):

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,7 @@ def _with_lines(problems: list[Problem], text: str) -> list[Problem]:
         path = p.path
         while path and path not in index:
             path = path[:-1]
-        out.append(Problem(p.path, p.message, index.get(path)))
+        out.append(replace(p, line=index.get(path)))
     return out
 
 

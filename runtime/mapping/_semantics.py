@@ -9,9 +9,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ._codecs import CODEC_TYPES
 from ._errors import PathPart, Problem, allowed, did_you_mean
 from ._model import DATETIME_NORMALIZATIONS, READ_ONLY, STRING_NORMALIZATIONS
+from ._paths import entity_path_problems, path_problems, placeholders
 
 RESERVED_MODULES = ("data", "identity", "whoami", "context", "tasks", "events")
-_PLACEHOLDER = re.compile(r"\{([^}]*)\}")
 _REF_TYPES = ("ref", "list<ref>")
 _ENUM_TYPES = ("enum", "list<enum>")
 
@@ -209,6 +209,7 @@ def _check_entity(
     detail = spec.get("detailPath")
     if detail is not None and "{id}" not in detail:
         problems.append(Problem((*base, "detailPath"), "must contain the {id} placeholder"))
+    problems.extend(entity_path_problems(base, spec))
     return problems
 
 
@@ -270,12 +271,13 @@ def _check_operation(
         problems.append(Problem(base, f"one executor at most; found {', '.join(executors)}"))
     request = op.get("request") or (op.get("job") or {}).get("request")
     if request is not None:
-        key = "request" if "request" in op else "job"
-        for name in _PLACEHOLDER.findall(request["path"]):
+        where = (*base, "request", "path") if "request" in op else (*base, "job", "request", "path")
+        problems.extend(path_problems(where, request["path"]))
+        for name in placeholders(request["path"]):
             if name in params and not params[name].get("required"):
                 problems.append(
                     Problem(
-                        (*base, key, "path"),
+                        where,
                         f"placeholder {{{name}}} needs a required param: "
                         "a path cannot leave it out",
                     )
@@ -283,8 +285,9 @@ def _check_operation(
             if name not in params:
                 problems.append(
                     Problem(
-                        (*base, key, "path"),
+                        where,
                         f"placeholder {{{name}}} names no param{did_you_mean(name, list(params))}",
+                        code="path-placeholder",
                     )
                 )
     problems.extend(_check_schedule(base, op))

@@ -1,4 +1,5 @@
-"""docs/mapping-format.md names every key the mapping schema has, and every normalization."""
+"""docs/mapping-format.md names every key the mapping schema has, every normalization
+and every problem code."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+from runtime.mapping import PROBLEM_CODES
 
 from .markdown import DOCS, ROOT, fenced_blocks, prose
 
@@ -53,3 +56,8 @@ def test_every_normalization_and_approval_mode_is_documented() -> None:
 def test_the_published_schema_is_the_runtime_schema() -> None:
     published = json.loads((ROOT / "mappings" / "mapping.schema.json").read_text())
     assert published == SCHEMA
+
+
+def test_every_problem_code_is_documented() -> None:
+    named = _named()
+    assert [code for code in PROBLEM_CODES if code not in named] == []
