@@ -62,6 +62,9 @@ def path_problems(where: tuple[PathPart, ...], path: str) -> list[Problem]:
 def entity_path_problems(base: tuple[PathPart, ...], spec: dict[str, Any]) -> list[Problem]:
     """An entity's collection, listing and record paths, each checked as it is sent."""
     problems: list[Problem] = []
+    detail = spec.get("detailPath")
+    if detail is not None and "{id}" not in detail:
+        problems.append(Problem((*base, "detailPath"), "must contain the {id} placeholder"))
     for keys, what, fills in _ENTITY_PATHS:
         path = spec.get(keys[0]) if len(keys) == 1 else (spec.get(keys[0]) or {}).get(keys[1])
         if path is None:

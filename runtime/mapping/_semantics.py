@@ -206,9 +206,6 @@ def _check_entity(
                     f"'{fname}' is not a field of {name}{did_you_mean(fname, known)}",
                 )
             )
-    detail = spec.get("detailPath")
-    if detail is not None and "{id}" not in detail:
-        problems.append(Problem((*base, "detailPath"), "must contain the {id} placeholder"))
     problems.extend(entity_path_problems(base, spec))
     return problems
 
